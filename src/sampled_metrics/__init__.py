@@ -1,0 +1,18 @@
+"""sampled_metrics: sampled evaluation metrics for item recommendation.
+
+Reproduces Krichene & Rendle, "On Sampled Metrics for Item Recommendation" (KDD'20) and the
+rank-distribution estimators of Jin et al. (AAAI'21).
+
+Notation (used everywhere in this package)
+------------------------------------------
+n        number of items a held-out item is ranked among (the catalogue, or a user's candidates)
+m        number of sampled irrelevant items (negatives); a sampled ranking has m + 1 items
+r        true (exact) 1-based rank of the relevant item among the n items, r in 1..n
+r~       sampled rank of the relevant item among itself and the m samples, r~ in 1..m+1
+M(r)     a metric of one relevant item at rank r (``metrics``)
+M^       a correction: a vector of length m + 1, entry r~ - 1 is M^(r~) (``corrections``)
+p(r~|r)  law of the sampled rank given the true rank (``sampling``)
+"""
+from .metrics import Metric, metric_value, metric_weights, metric_of_sets, parse_metric, parse_metrics
+
+__version__ = "0.1.0"
