@@ -16,3 +16,11 @@ p(r~|r)  law of the sampled rank given the true rank (``sampling``)
 from .metrics import Metric, metric_value, metric_weights, metric_of_sets, parse_metric, parse_metrics
 
 __version__ = "0.1.0"
+from .sampling import (draw_sampled_ranks, expected_metric_matrix, expected_sampled_metric,
+                       rank_pmf)
+from .corrections import apply_correction, bias_variance, correction, correction_vectors
+
+__all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
+           "metric_of_sets", "rank_pmf", "expected_sampled_metric", "expected_metric_matrix",
+           "draw_sampled_ranks", "correction", "correction_vectors", "apply_correction",
+           "bias_variance"]

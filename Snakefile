@@ -1,0 +1,24 @@
+# Reproduction of Krichene & Rendle, "On Sampled Metrics for Item Recommendation" (KDD'20).
+# Thin on purpose: all logic lives in the `sampled_metrics` library (src/).
+#   snakemake --cores all                      # everything (downloads MovieLens-1M)
+#   snakemake --cores all --configfile config/offline.yaml   # from a local archive
+#   snakemake figures/figure3.pdf              # one artefact
+from snakemake.utils import min_version, validate
+
+min_version("8.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/toy.smk"
+
+
+rule all:
+    input:
+        toy_targets(),
+    default_target: True

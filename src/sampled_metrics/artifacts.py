@@ -1,0 +1,52 @@
+"""File-producing steps of the workflow (one function per artefact).
+
+Snakemake scripts only unpack their inputs/outputs and call these functions, so every step
+can also be run and tested from Python.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from . import figures, toy
+from .paper import KDD_TABLE1, KDD_TABLE2
+from .tables import write_csv, write_table
+
+__all__ = ["toy_table1", "toy_table2", "toy_figure"]
+
+
+def toy_table1(csv, md=None, tex=None, n: int = toy.TOY_N) -> pd.DataFrame:
+    """KDD'20 Table 1 (exact metrics of A, B, C) as tidy CSV + wide md/tex with paper values."""
+    tidy = toy.table1(n=n)
+    wide = tidy.copy()
+    wide["paper"] = [KDD_TABLE1[r][mt] for r, mt in zip(wide.recommender, wide.metric)]
+    wide = wide.rename(columns={"value": "ours"})
+    write_table(tidy, csv, wide, md, tex, "{:.3f}",
+                title=f"Table 1: exact metrics of the running example (n = {n:,})")
+    return tidy
+
+
+def toy_table2(csv, md=None, tex=None, m: int = 99, repeats: int = 1000, seed: int = 0,
+               sampling: str = "binomial") -> pd.DataFrame:
+    """KDD'20 Table 2 (sampled metrics, mean +- std over repeats, and the analytic
+    expectation) as tidy CSV + wide md/tex with the paper's mean +- std."""
+    tidy = toy.table2(m=m, repeats=repeats, seed=seed, sampling=sampling)
+    wide = pd.DataFrame({
+        "recommender": tidy.recommender, "metric": tidy.metric,
+        "ours (mean ± std)": [f"{a:.3f} ± {b:.3f}" for a, b in zip(tidy["mean"], tidy["std"])],
+        "expected E[M(r~)]": tidy.expected,
+        "paper (mean ± std)": ["{:.3f} ± {:.3f}".format(*KDD_TABLE2[r][mt])
+                               for r, mt in zip(tidy.recommender, tidy.metric)]})
+    write_table(tidy, csv, wide, md, tex, "{:.3f}",
+                title=f"Table 2: sampled metrics, m = {m}, {repeats} repetitions, {sampling}")
+    return tidy
+
+
+def toy_figure(number: int, out_stem, data_csv=None, **kwargs) -> pd.DataFrame:
+    """Draw KDD'20 Figure ``number`` (1-4) to ``out_stem``.{pdf,png}; optionally save its data."""
+    fn = {1: figures.figure1, 2: figures.figure2, 3: figures.figure3, 4: figures.figure4}
+    if number not in fn:
+        raise ValueError(f"toy figures are 1-4, got {number}")
+    data = fn[number](out_stem, **kwargs)
+    if data_csv:
+        write_csv(data, data_csv)
+    return data

@@ -1,0 +1,130 @@
+"""Command line: ``sampled-metrics correct ...`` (see ``sampled-metrics --help``)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .corrections import apply_correction, correction_vectors, parse_method
+from .metrics import parse_metrics
+from .sampling import SAMPLING_LAWS, check_nm
+
+__all__ = ["main", "read_sampled_ranks"]
+
+DEFAULT_METHODS = "sampled,rank_estimate,cls,bv_1,bv_0.1,bv_0.01,bv_0.001"
+
+
+def read_sampled_ranks(path, m: int, column: str | None = None) -> np.ndarray:
+    """Read sampled ranks r~ (integers in 1..m+1) from a text file with one per line, or from
+    column ``column`` of a CSV file with a header. Raises ValueError naming the problem."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    text = path.read_text()
+    if not text.strip():
+        raise ValueError(f"{path}: file is empty, expected one sampled rank per line")
+    if column is not None:
+        try:
+            frame = pd.read_csv(path)
+        except Exception as err:  # pandas raises many kinds; report one line
+            raise ValueError(f"{path}: cannot read as CSV ({err})") from None
+        if column not in frame.columns:
+            raise ValueError(f"{path}: no column {column!r}; columns are "
+                             f"{', '.join(map(str, frame.columns))}")
+        tokens = [(i + 2, str(v)) for i, v in enumerate(frame[column].tolist())]
+    else:
+        tokens = [(i + 1, line.strip()) for i, line in enumerate(text.splitlines())
+                  if line.strip() and not line.lstrip().startswith("#")]
+    values = np.empty(len(tokens), dtype=np.int64)
+    for j, (line_no, tok) in enumerate(tokens):
+        try:
+            as_float = float(tok)
+        except ValueError:
+            raise ValueError(f"{path}:{line_no}: {tok!r} is not an integer rank"
+                             + ("" if column else " (CSV input? pass --column NAME)")) from None
+        if not np.isfinite(as_float) or as_float != int(as_float):
+            raise ValueError(f"{path}:{line_no}: {tok!r} is not an integer rank")
+        values[j] = int(as_float)
+        if not 1 <= values[j] <= m + 1:
+            raise ValueError(f"{path}:{line_no}: sampled rank {values[j]} outside 1..m+1="
+                             f"{m + 1}")
+    if values.size == 0:
+        raise ValueError(f"{path}: no ranks found")
+    return values
+
+
+def _cmd_correct(args) -> pd.DataFrame:
+    n, m = check_nm(args.n, args.m, args.sampling)
+    ranks = read_sampled_ranks(args.ranks, m, args.column)
+    metrics = parse_metrics(args.metric)
+    methods = [s.strip() for s in args.method.split(",") if s.strip()]
+    for meth in methods:
+        parse_method(meth, args.gamma if meth.lower() == "bv" else None)
+    specs = [(x, args.gamma) if x.lower() == "bv" else x for x in methods]
+    vectors = correction_vectors(metrics, n, m, specs, args.sampling)
+    rows = []
+    for metric in metrics:
+        for (name, label), vec in vectors.items():
+            if name == metric.name:
+                vals = apply_correction(vec, ranks)
+                rows.append((name, label, vals.mean(), vals.std(ddof=1) / np.sqrt(vals.size)
+                             if vals.size > 1 else float("nan")))
+    return pd.DataFrame(rows, columns=["metric", "method", "value", "std_error"])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sampled-metrics",
+        description="Correct sampled evaluation metrics for item recommendation "
+                    "(Krichene & Rendle, KDD'20).")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser(
+        "correct", help="corrected metrics from sampled ranks",
+        description="Read sampled ranks r~ (the rank of each held-out item among itself and m "
+                    "sampled items, 1..m+1) and print the uncorrected metric and its corrections "
+                    "(KDD'20 Sec. 5): rank_estimate (eq. 20), minimal_bias (eq. 21-23), cls "
+                    "(eq. 21 with monotone M^), bv_<gamma> (eq. 24-25; bv_1 = posterior mean, "
+                    "eq. 26). value = mean over the ranks, std_error = its standard error.")
+    p.add_argument("--ranks", required=True, help="file: one integer rank per line, or a CSV "
+                   "with a header (then give --column)")
+    p.add_argument("--column", help="CSV column holding the sampled ranks")
+    p.add_argument("--n", type=int, required=True, help="number of items each held-out item "
+                   "is truly ranked among")
+    p.add_argument("--m", type=int, required=True, help="number of sampled irrelevant items "
+                   "per evaluation (1 <= m < n)")
+    p.add_argument("--metric", default="recall@10,ndcg@10,ap,auc",
+                   help="comma-separated metrics (auc, ap, ap@k, ndcg, ndcg@k, recall@k, "
+                        "precision@k); default %(default)s")
+    p.add_argument("--method", default=DEFAULT_METHODS,
+                   help="comma-separated methods: sampled, rank_estimate, minimal_bias, cls, "
+                        "bv_<gamma> or bv with --gamma; default %(default)s")
+    p.add_argument("--gamma", type=float, help="gamma in [0, 1] for method 'bv' (eq. 24)")
+    p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
+                   help="how the m items were drawn: with replacement (binomial, default) or "
+                        "without (hypergeometric)")
+    p.add_argument("--format", choices=("table", "csv"), default="table",
+                   help="output format (default: aligned table)")
+    p.set_defaults(func=_cmd_correct)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        table = args.func(args)
+    except ValueError as err:
+        print(f"sampled-metrics {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    if args.format == "csv":
+        sys.stdout.write(table.to_csv(index=False, float_format="%.6g"))
+    else:
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""Figures of KDD'20. Each ``figureN`` computes its curves with the library, draws them, saves
+``<stem>.pdf`` and ``<stem>.png`` and returns the plotted data as a tidy DataFrame."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .corrections import correction_vectors  # noqa: E402
+from .metrics import parse_metric  # noqa: E402
+from .sampling import expected_metric_matrix, sampled_metric_weights  # noqa: E402
+from .toy import TOY_METRICS, TOY_N, TOY_RANKS, expected_curve_vs_m  # noqa: E402
+
+__all__ = ["save", "figure1", "figure2", "figure3", "figure4", "log_grid"]
+
+LABELS = {"auc": "AUC", "ap": "Average Precision", "ndcg": "NDCG", "recall@10": "Recall@10",
+          "ndcg@10": "NDCG@10", "precision@10": "Precision@10"}
+REC_COLORS = {"A": "tab:blue", "B": "tab:orange", "C": "tab:green",
+              "X": "tab:blue", "Y": "tab:orange", "Z": "tab:green", "EASE": "tab:red"}
+
+
+def save(fig, out_stem) -> None:
+    """Save ``fig`` as ``out_stem.pdf`` and ``out_stem.png`` (deterministic metadata)."""
+    out_stem = Path(out_stem)
+    out_stem.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out_stem.with_suffix(".pdf"), metadata={"CreationDate": None})
+    fig.savefig(out_stem.with_suffix(".png"), dpi=150, metadata={"Software": None})
+    plt.close(fig)
+
+
+def log_grid(lo: int, hi: int, points: int) -> np.ndarray:
+    """About ``points`` distinct integers from lo to hi (inclusive), log-spaced."""
+    return np.unique(np.round(np.geomspace(lo, hi, points)).astype(np.int64))
+
+
+def figure1(out_stem, n: int = TOY_N, metrics=TOY_METRICS, zoom: int = 100) -> pd.DataFrame:
+    """Metric M(r) vs rank r for n items: full range (left) and top ``zoom`` (right)."""
+    r = np.arange(1, n + 1)
+    data = pd.DataFrame([(parse_metric(x).name, int(ri), float(v))
+                         for x in metrics for ri, v in zip(r, parse_metric(x)(r, n))],
+                        columns=["metric", "rank", "value"])
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, top in zip(axes, (n, zoom)):
+        for name, grp in data.groupby("metric", sort=False):
+            g = grp[grp["rank"] <= top]
+            ax.plot(g["rank"], g["value"], label=LABELS.get(name, name), lw=1.6)
+        ax.set_xlabel("rank r of the relevant item")
+        ax.set_ylabel("metric value M(r)")
+        ax.set_xlim(1, top)
+        ax.set_title(f"all {top:,} ranks" if top == n else f"top {top} ranks (zoom)")
+        ax.grid(alpha=0.3)
+    axes[0].legend()
+    fig.suptitle(f"Figure 1: metric vs predicted rank, n = {n:,}")
+    fig.tight_layout()
+    save(fig, out_stem)
+    return data
+
+
+def figure2(out_stem, ranks=TOY_RANKS, n: int = TOY_N, metrics=TOY_METRICS,
+            points: int = 120, sampling: str = "binomial") -> pd.DataFrame:
+    """Expected sampled metric of the running example vs number of samples m (log-x)."""
+    m_values = log_grid(1, n - 1, points)
+    data = pd.concat([expected_curve_vs_m(x, m_values, ranks, n, sampling) for x in metrics],
+                     ignore_index=True)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.6))
+    for ax, metric in zip(np.atleast_1d(axes), metrics):
+        name = parse_metric(metric).name
+        for rec, grp in data[data.metric == name].groupby("recommender"):
+            ax.plot(grp["m"], grp["expected"], label=f"{rec} (sampled)", color=REC_COLORS[rec])
+            exact = parse_metric(name)(np.asarray(ranks[rec]), n).mean()
+            ax.axhline(exact, color=REC_COLORS[rec], ls=":", lw=1)
+        ax.set_xscale("log")
+        ax.set_xlabel("number of sampled items m")
+        ax.set_ylabel(f"expected sampled {LABELS.get(name, name)}")
+        ax.set_title(LABELS.get(name, name))
+        ax.grid(alpha=0.3, which="both")
+    np.atleast_1d(axes)[0].legend(title="dotted: exact", fontsize=8)
+    fig.suptitle(f"Figure 2: expected sampled metrics of A, B, C vs m (n = {n:,})")
+    fig.tight_layout()
+    save(fig, out_stem)
+    return data
+
+
+def figure3(out_stem, n: int = TOY_N, m_values=(10, 100, 1000), top: int = 1000,
+            metrics=("ap", "ndcg", "recall@10", "auc"), sampling: str = "binomial") -> pd.DataFrame:
+    """Expected sampled metric E[M(r~)|r] vs true rank r (top ``top`` of n) for several m."""
+    r = np.arange(1, top + 1)
+    rows = []
+    for metric in metrics:
+        metric = parse_metric(metric)
+        rows += [(metric.name, "exact", int(ri), float(v)) for ri, v in zip(r, metric(r, n))]
+        for m in m_values:
+            e = expected_metric_matrix([sampled_metric_weights(metric, m)], r, n, m, sampling)[0]
+            rows += [(metric.name, str(m), int(ri), float(v)) for ri, v in zip(r, e)]
+    data = pd.DataFrame(rows, columns=["metric", "m", "rank", "value"])
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.6))
+    for ax, metric in zip(np.atleast_1d(axes), metrics):
+        name = parse_metric(metric).name
+        for m, grp in data[data.metric == name].groupby("m", sort=False):
+            exact = m == "exact"
+            ax.plot(grp["rank"], grp["value"], label="exact" if exact else f"m = {m}",
+                    color="black" if exact else None, lw=2 if exact else 1.4,
+                    ls="--" if exact else "-", zorder=5 if exact else 2)
+        ax.set_xlabel("true rank r")
+        ax.set_ylabel(f"E[sampled {LABELS.get(name, name)}]")
+        ax.set_title(LABELS.get(name, name))
+        ax.set_xlim(1, top)
+        ax.grid(alpha=0.3)
+    np.atleast_1d(axes)[0].legend(fontsize=8)
+    fig.suptitle(f"Figure 3: expected sampled metric vs true rank (top {top:,} of n = {n:,})")
+    fig.tight_layout()
+    save(fig, out_stem)
+    return data
+
+
+FIG4_METHODS = ("sampled", "rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001")
+
+
+def figure4(out_stem, metric: str = "ap", n: int = TOY_N, m: int = 100,
+            methods=FIG4_METHODS, sampling: str = "binomial") -> pd.DataFrame:
+    """Corrected metric: M^(r~) on the sample (left) and E[M^(r~)|r] vs r (right, log-x)."""
+    name = parse_metric(metric).name
+    vecs = correction_vectors([name], n, m, methods, sampling)
+    r = log_grid(1, n, 400)
+    rows = []
+    for label in methods:
+        v = vecs[(name, label)]
+        rows += [("correction", label, s, float(x)) for s, x in enumerate(v, start=1)]
+        e = expected_metric_matrix([v], r, n, m, sampling)[0]
+        rows += [("expected", label, int(ri), float(x)) for ri, x in zip(r, e)]
+    rows += [("expected", "exact", int(ri), float(x)) for ri, x in zip(r, parse_metric(name)(r, n))]
+    data = pd.DataFrame(rows, columns=["panel", "method", "rank", "value"])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for label, grp in data[data.panel == "correction"].groupby("method", sort=False):
+        left.plot(grp["rank"], grp["value"], label=label, lw=1.3)
+    left.set_xlabel("sampled rank r~")
+    left.set_ylabel(f"corrected metric M^(r~) ({LABELS.get(name, name)})")
+    left.set_title(f"correction on the sample (m = {m})")
+    left.set_xscale("log")
+    left.set_ylim(-0.5, 1.05)
+    for label, grp in data[data.panel == "expected"].groupby("method", sort=False):
+        exact = label == "exact"
+        right.plot(grp["rank"], grp["value"], label=label, color="black" if exact else None,
+                   lw=2.2 if exact else 1.3, ls="--" if exact else "-")
+    right.set_xscale("log")
+    right.set_xlabel("true rank r")
+    right.set_ylabel(f"E[M^(r~) | r] ({LABELS.get(name, name)})")
+    right.set_title(f"expected corrected metric (n = {n:,})")
+    for ax in (left, right):
+        ax.grid(alpha=0.3, which="both")
+    right.legend(fontsize=8)
+    fig.suptitle(f"Figure 4: corrected {LABELS.get(name, name)}, m = {m}, n = {n:,}, "
+                 f"uniform prior")
+    fig.tight_layout()
+    save(fig, out_stem)
+    return data

@@ -1,0 +1,250 @@
+"""The law of sampled ranks (KDD'20 Sec. 4.3-4.5).
+
+A relevant item at true rank r among n items is ranked among itself and m sampled
+irrelevant items. Each sampled item is ranked above it with probability (eq. 15)
+
+    p(j < r) = (r - 1) / (n - 1),
+
+so the sampled rank r~ satisfies
+
+    binomial        (with replacement):    r~ - 1 ~ Binomial(m, (r - 1) / (n - 1))
+    hypergeometric  (without replacement): r~ - 1 ~ Hypergeometric(population n - 1,
+                                                   successes r - 1, draws m)
+
+and the expected sampled metric is (eq. 16)
+
+    E[M(r~) | r] = sum_{r~=1}^{m+1} p(r~ | r) M_{m+1}(r~).
+
+All pmfs are evaluated in log space (scipy's ``logpmf``) and exponentiated, so large n and
+m never produce overflowed binomial coefficients; tiny probabilities underflow to exact 0.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from .metrics import Metric, parse_metric
+
+__all__ = ["SAMPLING_LAWS", "check_nm", "rank_pmf", "rank_pmf_band", "log_rank_pmf", "expected_sampled_metric",
+           "expected_metric_matrix", "draw_sampled_ranks", "sampled_metric_weights"]
+
+SAMPLING_LAWS = ("binomial", "hypergeometric")
+
+#: Probability mass left outside a band of sampled ranks (see :func:`rank_pmf_band`).
+BAND_EPS = 1e-17
+
+
+def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:
+    """Validate (n, m, sampling) and return them as ints; ``ValueError`` with one line if not."""
+    if sampling not in SAMPLING_LAWS:
+        raise ValueError(f"unknown sampling law {sampling!r}; expected 'binomial' or "
+                         f"'hypergeometric'")
+    try:
+        n_int, m_int = int(n), int(m)
+    except (TypeError, ValueError):
+        raise ValueError(f"n and m must be integers, got n={n!r}, m={m!r}") from None
+    if n_int != n or m_int != m:
+        raise ValueError(f"n and m must be integers, got n={n!r}, m={m!r}")
+    if m_int < 1:
+        raise ValueError(f"m (number of sampled items) must be >= 1, got m={m_int}")
+    if n_int <= m_int:
+        raise ValueError(f"need n > m: cannot sample m={m_int} irrelevant items from "
+                         f"n - 1={n_int - 1} others")
+    return n_int, m_int
+
+
+def _check_ranks(r, n: int) -> np.ndarray:
+    r = np.asarray(r)
+    if r.size and (np.min(r) < 1 or np.max(r) > n):
+        raise ValueError(f"true ranks must lie in 1..n={n}, got {np.min(r)}..{np.max(r)}")
+    return r
+
+
+def _gammaln1(x):
+    return special.gammaln(np.asarray(x, dtype=np.float64) + 1.0)
+
+
+def log_rank_pmf(r, k, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+    """log p(r~ = k + 1 | r) for broadcastable arrays of true ranks ``r`` and 0-based ``k``.
+
+    binomial:        log C(m, k) + k log q + (m - k) log(1 - q),   q = (r - 1)/(n - 1)
+                     (evaluated term by term in log space: relative error ~1e-12)
+    hypergeometric:  log [C(r-1, k) C(n-r, m-k) / C(n-1, m)]
+                     (ratio recurrence, normalised over ``k``: ``k`` must then be a 1-D
+                     contiguous range holding the row's mass; relative error ~1e-13)
+
+    Impossible values get -inf. Arguments are not validated (internal fast path).
+    """
+    r = np.asarray(r, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    if sampling == "binomial":
+        q = (r - 1.0) / (n - 1.0)
+        # log q and log(1 - q) with 0 * log 0 = 0: a huge finite negative stands in for
+        # log 0, so k * it is 0 for k = 0 and -inf (pmf 0) otherwise, never nan.
+        with np.errstate(divide="ignore"):
+            log_q = np.maximum(np.log(q), -1e300)
+            log_1mq = np.maximum(np.log1p(-q), -1e300)
+        log_c = _gammaln1(m) - _gammaln1(k) - _gammaln1(m - k)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return log_c + k * log_q + (m - k) * log_1mq
+    return _hypergeom_log_pmf(r, k, n, m)
+
+
+def _hypergeom_log_pmf(r, k, n: int, m: int) -> np.ndarray:
+    """Hypergeometric log pmf by the ratio recurrence, normalised over ``k``.
+
+    p(k+1)/p(k) = (K - k)(m - k) / ((k + 1)(N - K - m + k + 1)), N = n - 1, K = r - 1.
+    Summing log ratios from the smallest feasible k and normalising each row (log-sum-exp)
+    avoids the cancellation of log-factorials of size ~n log n; ``k`` must be a contiguous
+    increasing range holding all but a negligible part of each row's mass.
+    """
+    r = np.asarray(r, dtype=np.float64)
+    k = np.asarray(k, dtype=np.float64)
+    N, K = n - 1.0, r - 1.0
+    k_min = np.maximum(0.0, m - (N - K))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.log((K - k) * (m - k)) - np.log((k + 1.0) * (N - K - m + k + 1.0))
+    ratio = np.where(k >= k_min, ratio, 0.0)
+    log_p = np.concatenate([np.zeros(ratio.shape[:-1] + (1,)),
+                            np.cumsum(ratio[..., :-1], axis=-1)], axis=-1)
+    log_p = np.where((k >= k_min) & (k <= K), log_p, -np.inf)
+    top = np.max(log_p, axis=-1, keepdims=True)
+    return log_p - (top + np.log(np.sum(np.exp(log_p - top), axis=-1, keepdims=True)))
+
+
+def rank_pmf(r, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+    """p(r~ | r; n, m) for every r~ in 1..m+1.
+
+    Parameters
+    ----------
+    r : array_like of int
+        True ranks (1-based), any shape S.
+    n, m : int
+        Number of items and of sampled irrelevant items (n > m >= 1).
+    sampling : {'binomial', 'hypergeometric'}
+
+    Returns
+    -------
+    ndarray of shape S + (m + 1,)
+        Entry ``[..., s - 1]`` is p(r~ = s | r).
+    """
+    n, m = check_nm(n, m, sampling)
+    r = _check_ranks(r, n)
+    return np.exp(log_rank_pmf(np.asarray(r)[..., None], np.arange(m + 1), n, m, sampling))
+
+
+def rank_pmf_band(r_lo: int, r_hi: int, n: int, m: int, sampling: str = "binomial",
+                  eps: float = BAND_EPS) -> tuple[int, np.ndarray]:
+    """pmf rows p(. | r) for consecutive ranks r_lo..r_hi restricted to their support band.
+
+    The sampled rank concentrates around 1 + m (r - 1)/(n - 1) (standard deviation at most
+    sqrt(m)/2), so a block of consecutive r puts mass only on a band of r~. Both laws are
+    stochastically increasing in r, so the band [first k with P(r~-1 <= k | r_lo) > eps,
+    last k with P(r~-1 >= k | r_hi) > eps] holds all but at most 2 eps of every row's mass
+    (eps = 1e-17: below float64 resolution). Arguments are not validated (internal).
+
+    Returns
+    -------
+    start : int
+        0-based index (r~ - 1) of the first column of the band.
+    pmf : ndarray of shape (r_hi - r_lo + 1, width)
+    """
+    k = np.arange(m + 1)
+    first = np.exp(log_rank_pmf(r_lo, k, n, m, sampling))
+    last = np.exp(log_rank_pmf(r_hi, k, n, m, sampling))
+    lo = int(np.argmax(np.cumsum(first) > eps))
+    hi = m - int(np.argmax(np.cumsum(last[::-1]) > eps))
+    r = np.arange(r_lo, r_hi + 1, dtype=np.float64)[:, None]
+    return lo, np.exp(log_rank_pmf(r, k[lo:hi + 1], n, m, sampling))
+
+
+def sampled_metric_weights(metric, m: int) -> np.ndarray:
+    """(M(1), ..., M(m+1)): the metric applied to a sampled rank (AUC with n = m + 1)."""
+    return parse_metric(metric).weights(m + 1)
+
+
+def expected_sampled_metric(metric, r, n: int, m: int, sampling: str = "binomial",
+                            correction: np.ndarray | None = None) -> np.ndarray:
+    """E[M(r~) | r] = sum_{r~} p(r~ | r) M(r~)  (KDD'20 eq. 16, 18, 19).
+
+    Parameters
+    ----------
+    metric : str or Metric
+        Metric applied to the sampled rank (AUC uses n = m + 1).
+    r : array_like of int
+        True ranks, any shape.
+    n, m : int
+    sampling : {'binomial', 'hypergeometric'}
+    correction : ndarray of length m + 1, optional
+        Use M^(r~) instead of M(r~): gives the expected corrected metric E[M^(r~) | r].
+
+    Returns
+    -------
+    ndarray of the shape of ``r``.
+    """
+    n, m = check_nm(n, m, sampling)
+    w = sampled_metric_weights(metric, m) if correction is None else _check_vector(correction, m)
+    r = np.asarray(r)
+    flat = r.reshape(-1)
+    out = np.empty(flat.shape, dtype=np.float64)
+    step = max(1, 2_000_000 // (m + 1))
+    for i in range(0, flat.size, step):
+        out[i:i + step] = rank_pmf(flat[i:i + step], n, m, sampling) @ w
+    return out.reshape(r.shape)
+
+
+def expected_metric_matrix(weights_list, r, n: int, m: int,
+                           sampling: str = "binomial") -> np.ndarray:
+    """E[W(r~) | r] for several weight vectors at once: shape (len(weights_list), len(r)).
+
+    Computes the pmf rows once; ``weights_list`` holds vectors of length m + 1
+    (sampled metric weights or correction vectors M^).
+    """
+    n, m = check_nm(n, m, sampling)
+    W = np.stack([_check_vector(w, m) for w in weights_list], axis=1)
+    r = np.asarray(r).reshape(-1)
+    out = np.empty((W.shape[1], r.size))
+    step = max(1, 2_000_000 // (m + 1))
+    for i in range(0, r.size, step):
+        out[:, i:i + step] = (rank_pmf(r[i:i + step], n, m, sampling) @ W).T
+    return out
+
+
+def _check_vector(v, m: int) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float64)
+    if v.shape != (m + 1,):
+        raise ValueError(f"a correction vector for m={m} must have length m+1={m + 1}, "
+                         f"got shape {v.shape}")
+    return v
+
+
+def draw_sampled_ranks(r, n, m: int, sampling: str = "binomial",
+                       rng: np.random.Generator | int | None = None, size=None) -> np.ndarray:
+    """Draw sampled ranks r~ for true ranks ``r`` (vectorised, seeded).
+
+    r~ = 1 + Binomial(m, (r-1)/(n-1))  or  1 + Hypergeometric(r-1 good, n-r bad, m draws).
+
+    Parameters
+    ----------
+    r : array_like of int
+        True ranks.
+    n : int or array_like of int
+        Number of items; may be per-instance (broadcast against ``r``).
+    m : int
+    rng : numpy Generator or seed
+    size : tuple, optional
+        Output shape (default: the broadcast shape of r and n); e.g. ``(repeats, len(r))``.
+    """
+    rng = np.random.default_rng(rng)
+    n_arr = np.asarray(n, dtype=np.int64)
+    if sampling not in SAMPLING_LAWS:
+        raise ValueError(f"unknown sampling law {sampling!r}; expected 'binomial' or "
+                         f"'hypergeometric'")
+    if np.any(n_arr <= m) or m < 1:
+        raise ValueError(f"need n > m >= 1, got m={m} and min n={int(n_arr.min())}")
+    r = np.asarray(r, dtype=np.int64)
+    if r.size and (r.min() < 1 or np.any(r > n_arr)):
+        raise ValueError("true ranks must lie in 1..n")
+    if sampling == "binomial":
+        return 1 + rng.binomial(m, (r - 1) / (n_arr - 1.0), size=size)
+    return 1 + rng.hypergeometric(r - 1, n_arr - r, m, size=size)

@@ -1,0 +1,79 @@
+"""Tidy CSV tables and their Markdown / LaTeX renderings (rendered from the CSV content)."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["atomic_write_text", "write_csv", "render_markdown", "render_latex", "write_table"]
+
+
+def atomic_write_text(path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and rename: never a partial file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_csv(df: pd.DataFrame, path, float_format: str = "%.10g") -> None:
+    """Tidy CSV with a fixed float format (byte-identical for identical values)."""
+    atomic_write_text(path, df.to_csv(index=False, float_format=float_format, lineterminator="\n"))
+
+
+def _cells(df: pd.DataFrame, float_format: str) -> list[list[str]]:
+    out = []
+    for row in df.itertuples(index=False):
+        out.append([float_format.format(v) if isinstance(v, float) else str(v) for v in row])
+    return out
+
+
+def render_markdown(df: pd.DataFrame, float_format: str = "{:.3f}", title: str | None = None,
+                    note: str | None = None) -> str:
+    """A GitHub-flavoured Markdown table of ``df`` (columns as header)."""
+    header = [str(c) for c in df.columns]
+    lines = [f"**{title}**", ""] if title else []
+    lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in _cells(df, float_format)]
+    if note:
+        lines += ["", note]
+    return "\n".join(lines) + "\n"
+
+
+def render_latex(df: pd.DataFrame, float_format: str = "{:.3f}", caption: str | None = None) -> str:
+    """A booktabs LaTeX tabular of ``df``."""
+    def esc(s: str) -> str:
+        for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"),
+                     ("#", r"\#"), ("±", r"$\pm$")):
+            s = s.replace(a, b)
+        return s
+    cols = "l" * df.shape[1]
+    lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
+             " & ".join(esc(str(c)) for c in df.columns) + r" \\", r"\midrule"]
+    lines += [" & ".join(esc(c) for c in row) + r" \\" for row in _cells(df, float_format)]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if caption:
+        lines.append(rf"\caption{{{esc(caption)}}}")
+    lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def write_table(tidy: pd.DataFrame, csv_path, wide: pd.DataFrame | None = None,
+                md_path=None, tex_path=None, float_format: str = "{:.3f}",
+                title: str | None = None, note: str | None = None) -> None:
+    """Write the tidy CSV, then render ``wide`` (default: the tidy frame re-read from the CSV)
+    to Markdown and LaTeX."""
+    write_csv(tidy, csv_path)
+    shown = pd.read_csv(csv_path) if wide is None else wide
+    if md_path:
+        atomic_write_text(md_path, render_markdown(shown, float_format, title, note))
+    if tex_path:
+        atomic_write_text(tex_path, render_latex(shown, float_format, title))

@@ -1,0 +1,65 @@
+import numpy as np
+import pytest
+
+from sampled_metrics import correction
+from sampled_metrics.cli import main
+from sampled_metrics.corrections import apply_correction
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_correct_prints_corrected_means(tmp_path, capsys):
+    ranks = np.random.default_rng(0).integers(1, 102, size=200)
+    f = tmp_path / "ranks.txt"
+    f.write_text("\n".join(map(str, ranks)) + "\n")
+    code, out, err = run(capsys, "correct", "--ranks", str(f), "--n", "3706", "--m", "100",
+                         "--metric", "ap,recall@10", "--method", "sampled,bv_0.1,cls",
+                         "--format", "csv")
+    assert code == 0, err
+    lines = dict(((a, b), float(c)) for a, b, c, _ in
+                 (line.split(",") for line in out.strip().splitlines()[1:]))
+    expected = apply_correction(correction("ap", 3706, 100, "bv_0.1"), ranks).mean()
+    assert lines[("ap", "bv_0.1")] == pytest.approx(expected, rel=1e-5)
+    assert lines[("recall@10", "sampled")] == pytest.approx((ranks <= 10).mean(), rel=1e-5)
+    assert ("ap", "cls") in lines
+
+
+def test_correct_reads_csv_column(tmp_path, capsys):
+    f = tmp_path / "ranks.csv"
+    f.write_text("user,rank\n1,1\n2,5\n3,11\n")
+    code, out, err = run(capsys, "correct", "--ranks", str(f), "--column", "rank", "--n",
+                         "1000", "--m", "10", "--metric", "recall@10", "--method", "sampled")
+    assert code == 0, err
+    assert "0.666667" in out
+
+
+@pytest.mark.parametrize("content,args,message", [
+    ("", [], "empty"),
+    ("1\n0\n", [], ":2: sampled rank 0 outside 1..m+1=11"),
+    ("1\n12\n", [], "outside 1..m+1"),
+    ("1\n2.5\n", [], "not an integer"),
+    ("1\nabc\n", [], "not an integer"),
+    ("1\n", ["--m", "1000"], "need n > m"),
+    ("1\n", ["--method", "bv", "--gamma", "3"], "gamma"),
+    ("1\n", ["--metric", "bogus"], "unknown metric"),
+    ("a,b\n1,2\n", ["--column", "rank"], "no column 'rank'"),
+])
+def test_correct_rejects_bad_input(tmp_path, capsys, content, args, message):
+    f = tmp_path / "r.txt"
+    f.write_text(content)
+    argv = ["correct", "--ranks", str(f), "--n", "1000", "--m", "10"] + args
+    if "--m" in args:
+        argv = ["correct", "--ranks", str(f), "--n", "1000"] + args
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_missing_file(capsys):
+    code, _, err = run(capsys, "correct", "--ranks", "/nonexistent/x", "--n", "10", "--m", "2")
+    assert code == 2 and "no such file" in err

@@ -1,0 +1,179 @@
+import numpy as np
+import pytest
+
+from sampled_metrics import correction
+from sampled_metrics.corrections import (apply_correction, bias_variance, correction_vectors,
+                                         parse_method, rank_estimate_ranks, rank_law_moments)
+from sampled_metrics.metrics import parse_metric
+from sampled_metrics.sampling import expected_sampled_metric, rank_pmf
+
+LAWS = ["binomial", "hypergeometric"]
+
+
+def posterior_mean(metric, n, m, law, prior=None):
+    """Eq. 26 by brute force: sum_r p(r | r~) M(r)."""
+    p = np.full(n, 1 / n) if prior is None else prior
+    P = rank_pmf(np.arange(1, n + 1), n, m, law) * p[:, None]   # p(r) p(r~|r)
+    return (P * parse_metric(metric).weights(n)[:, None]).sum(0) / P.sum(0)
+
+
+@pytest.mark.parametrize("law", LAWS)
+@pytest.mark.parametrize("metric", ["ap", "recall@10", "ndcg", "auc"])
+def test_bv_gamma_one_is_posterior_mean(law, metric):
+    n, m = 2000, 40
+    assert np.allclose(correction(metric, n, m, "bv", 1.0, law),
+                       posterior_mean(metric, n, m, law), rtol=1e-10, atol=1e-14)
+
+
+def test_bv_gamma_one_with_prior_is_posterior_mean():
+    n, m = 500, 20
+    prior = np.exp(-np.arange(n) / 50.0)
+    prior /= prior.sum()
+    got = correction("ndcg", n, m, "bv_1", prior=prior)
+    assert np.allclose(got, posterior_mean("ndcg", n, m, "binomial", prior), rtol=1e-10)
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_chunked_and_direct_moments_agree(law, monkeypatch):
+    import sampled_metrics.corrections as C
+    monkeypatch.setattr(C, "BLOCK_ENTRIES", 997)        # many small blocks and bands
+    n, m = 3000, 60
+    prior = np.random.default_rng(0).dirichlet(np.ones(n))
+    a = rank_law_moments(["ap", "recall@10"], n, m, law, prior)
+    b = rank_law_moments(["ap", "recall@10"], n, m, law, prior, direct=True)
+    for x, y in ((a.gram, b.gram), (a.atb, b.atb), (a.c, b.c), (a.btb, b.btb)):
+        assert np.allclose(x, y, rtol=1e-10, atol=1e-18)
+    for method in ("bv_0.1", "bv_0.01", "cls"):
+        v1 = correction("ap", n, m, method, sampling=law, prior=prior)
+        mom_direct = rank_law_moments(["ap"], n, m, law, prior, direct=True)
+        fn = C._solve_cls if method == "cls" else (lambda mo, k: C._solve_bv(mo, k, float(method[3:])))
+        assert np.allclose(v1, fn(mom_direct, 0), rtol=1e-6, atol=1e-9)
+
+
+def test_small_m_minimal_bias_is_limit_of_bv():
+    n, m = 400, 4     # A^T A well conditioned: unique minimiser of eq. 21
+    mb = correction("ap", n, m, "minimal_bias")
+    for gamma, tol in ((1e-4, 1e-2), (1e-7, 1e-5), (1e-10, 1e-8)):
+        assert np.allclose(correction("ap", n, m, "bv", gamma), mb, atol=tol)
+
+
+@pytest.mark.parametrize("metric", ["ap", "ndcg@10", "recall@10"])
+def test_bv_bias_decreases_to_minimal_bias_as_gamma_goes_to_zero(metric):
+    n, m = 10_000, 100
+    floor = bias_variance(correction(metric, n, m, "minimal_bias"), metric, n, m)[0]
+    biases = [bias_variance(correction(metric, n, m, "bv", g), metric, n, m)[0]
+              for g in (1, 0.1, 0.01, 0.001, 1e-5, 1e-8, 1e-11, 1e-14)]
+    assert all(a >= b - 1e-12 for a, b in zip(biases, biases[1:]))
+    # eq. 21 is numerically ill-posed for m = 100, so the floor is approached slowly
+    assert biases[-1] == pytest.approx(floor, rel=0.25)
+    assert floor <= min(biases) * 1.05
+
+
+@pytest.mark.parametrize("metric", ["ap", "ndcg", "recall@10", "ndcg@10"])
+def test_cls_is_monotone_and_optimal(metric):
+    n, m = 10_000, 100
+    v = correction(metric, n, m, "cls")
+    assert np.all(np.diff(v) <= 1e-12)
+    # KKT of min f(T x), x[:m] >= 0: gradient in x is zero on free coordinates, >= 0 on
+    # coordinates at their bound.
+    mom = rank_law_moments([metric], n, m)
+    g = np.cumsum(2 * (mom.gram @ v - mom.atb[:, 0]))
+    x = np.r_[-np.diff(v), v[-1]]
+    scale = np.abs(mom.atb).max()
+    free = np.r_[x[:-1] > 1e-10, True]
+    assert np.all(np.abs(g[free]) < 1e-8 * scale)
+    assert np.all(g[~free] > -1e-8 * scale)
+    # no monotone competitor does better: posterior mean (BV 1), rank estimate, sampled
+    bias = bias_variance(v, metric, n, m)[0]
+    for other in ("bv_1", "rank_estimate", "sampled"):
+        w = correction(metric, n, m, other)
+        assert np.all(np.diff(w) <= 1e-12)
+        assert bias <= bias_variance(w, metric, n, m)[0] + 1e-15
+
+
+def test_cls_of_monotone_optimum_is_unconstrained_optimum():
+    n, m = 400, 4
+    mb = correction("ap", n, m, "minimal_bias")
+    if np.all(np.diff(mb) <= 0):
+        assert np.allclose(correction("ap", n, m, "cls"), mb, atol=1e-8)
+
+
+def test_corrections_reduce_bias_on_figure4_example():
+    n, m = 10_000, 100
+    sampled = bias_variance(correction("ap", n, m, "sampled"), "ap", n, m)[0]
+    for method in ("rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001"):
+        assert bias_variance(correction("ap", n, m, method), "ap", n, m)[0] < sampled
+
+
+def test_rank_estimate_rank_is_unbiased_binomial():
+    n, m = 10_000, 100
+    r = np.array([1, 2, 57, 4000, 10_000])
+    s = np.arange(1, m + 2)
+    r_hat_cont = 1 + (n - 1) * (s - 1) / m            # eq. 20 before flooring
+    e = rank_pmf(r, n, m) @ r_hat_cont
+    assert np.allclose(e, r)
+    assert np.array_equal(rank_estimate_ranks(n, m), np.floor(r_hat_cont).astype(int))
+
+
+def test_rank_estimate_recall_equals_ndcg_at_10_as_in_table3():
+    n, m = 3706, 100
+    rec = correction("recall@10", n, m, "rank_estimate")
+    ndcg = correction("ndcg@10", n, m, "rank_estimate")
+    assert np.array_equal(rec, ndcg)       # only r~ = 1 maps into the top 10
+
+
+def test_sampled_is_metric_on_sample():
+    v = correction("auc", 1000, 9, "sampled")
+    assert np.allclose(v, (10 - np.arange(1, 11)) / 9)
+
+
+def test_apply_correction():
+    v = np.array([1.0, 0.5, 0.25])
+    assert np.array_equal(apply_correction(v, [1, 3, 3, 2]), [1, 0.25, 0.25, 0.5])
+    with pytest.raises(ValueError, match="1..m\\+1"):
+        apply_correction(v, [0, 1])
+    with pytest.raises(ValueError, match="1..m\\+1"):
+        apply_correction(v, [4])
+    with pytest.raises(ValueError, match="integers"):
+        apply_correction(v, [1.5])
+
+
+def test_expected_corrected_metric_uses_vector():
+    n, m = 1000, 10
+    v = correction("ap", n, m, "bv_0.1")
+    r = np.arange(1, n + 1)
+    assert np.allclose(expected_sampled_metric("ap", r, n, m, correction=v),
+                       rank_pmf(r, n, m) @ v)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(n=10, m=10), "n > m"), (dict(n=10, m=0), "m"),
+    (dict(n=100, m=10, method="bv", gamma=1.5), "gamma"),
+    (dict(n=100, m=10, method="bv"), "gamma"),
+    (dict(n=100, m=10, method="magic"), "unknown correction method"),
+    (dict(n=100, m=10, prior=np.ones(99) / 99), "length n"),
+    (dict(n=100, m=10, prior=np.ones(100)), "sum to 1"),
+    (dict(n=100, m=10, sampling="poisson"), "sampling law"),
+])
+def test_invalid_arguments(kwargs, match):
+    kwargs.setdefault("method", "bv_0.1")
+    with pytest.raises(ValueError, match=match):
+        correction("ap", **kwargs)
+
+
+def test_parse_method_labels():
+    assert parse_method("bv_0.1") == ("bv", 0.1)
+    assert parse_method("BV", 0.01) == ("bv", 0.01)
+    assert parse_method("none") == ("sampled", None)
+    assert set(correction_vectors(["ap"], 100, 5, ["bv_1", ("bv", 0.5), "cls"])) == {
+        ("ap", "bv_1"), ("ap", "bv_0.5"), ("ap", "cls")}
+
+
+def test_large_n_and_m_work_without_dense_matrix():
+    # n x (m+1) float64 would be 1.6 GB; the band accumulation needs O(m^2) memory.
+    # (n = 10^6 with m = 10^4 works too, in ~80 s: see benchmarks/bench_corrections.py)
+    n, m = 1_000_000, 200
+    mom = rank_law_moments(["recall@10"], n, m)
+    assert mom.c.sum() == pytest.approx(1.0, abs=1e-9)
+    v = correction("recall@10", n, m, "bv_1")
+    assert np.all(np.isfinite(v)) and v[0] > v[-1]

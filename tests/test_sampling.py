@@ -1,0 +1,123 @@
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+import pytest
+
+from sampled_metrics.metrics import parse_metric
+from sampled_metrics.sampling import (draw_sampled_ranks, expected_metric_matrix,
+                                      expected_sampled_metric, rank_pmf, rank_pmf_band)
+
+LAWS = ["binomial", "hypergeometric"]
+
+
+def exact_pmf(r, n, m, law):
+    if law == "binomial":
+        return np.array([float(Fraction(comb(m, k) * (r - 1) ** k * (n - r) ** (m - k),
+                                        (n - 1) ** m)) for k in range(m + 1)])
+    return np.array([float(Fraction(comb(r - 1, k) * comb(n - r, m - k), comb(n - 1, m)))
+                     for k in range(m + 1)])
+
+
+@pytest.mark.parametrize("law", LAWS)
+@pytest.mark.parametrize("n,m,r", [(50, 7, 1), (50, 7, 20), (50, 7, 50), (100_000, 99, 40_001)])
+def test_pmf_matches_exact_rational_arithmetic(law, n, m, r):
+    exact = exact_pmf(r, n, m, law)
+    got = rank_pmf(r, n, m, law)
+    assert got.sum() == pytest.approx(1.0, abs=1e-12)
+    big = exact > 1e-250
+    assert np.allclose(got[big], exact[big], rtol=1e-9, atol=0)
+    assert np.all(got[~big] < 1e-240)
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_pmf_large_n_no_garbage(law):
+    n, m = 1_000_000, 10_000
+    P = rank_pmf(np.array([1, 2, 500_000, n]), n, m, law)
+    assert np.all(np.isfinite(P)) and np.all(P >= 0)
+    assert np.allclose(P.sum(axis=1), 1.0, atol=1e-9)
+    assert P[0, 0] == pytest.approx(1.0, abs=1e-9) and P[-1, -1] == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_band_holds_all_mass(law):
+    lo, B = rank_pmf_band(300, 700, 5000, 200, law)
+    full = rank_pmf(np.arange(300, 701), 5000, 200, law)
+    assert np.allclose(full[:, lo:lo + B.shape[1]], B, rtol=1e-12, atol=0)
+    assert np.allclose(B.sum(axis=1), 1.0, atol=1e-15)
+
+
+@pytest.mark.parametrize("law", LAWS)
+@pytest.mark.parametrize("n,m", [(20, 1), (20, 19), (1000, 99), (10_000, 3)])
+def test_sampled_auc_is_unbiased(law, n, m):
+    r = np.arange(1, n + 1)
+    assert np.allclose(expected_sampled_metric("auc", r, n, m, law), (n - r) / (n - 1),
+                       atol=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["ap", "ndcg", "recall@10", "ap@5", "precision@3"])
+def test_hypergeometric_with_all_items_is_exact(metric):
+    n = 300
+    r = np.arange(1, n + 1)
+    got = expected_sampled_metric(metric, r, n, n - 1, "hypergeometric")
+    assert np.allclose(got, parse_metric(metric)(r, n), atol=1e-12)
+
+
+@pytest.mark.parametrize("law", LAWS)
+@pytest.mark.parametrize("metric", ["ap", "ndcg", "recall@10", "auc", "ndcg@1"])
+def test_m_equal_one_is_affine_in_rank(law, metric):
+    n = 500
+    r = np.arange(1, n + 1)
+    e = expected_sampled_metric(metric, r, n, 1, law)
+    M = parse_metric(metric).weights(2)
+    # E = r (M(2) - M(1))/(n - 1) + (n M(1) - M(2))/(n - 1)    (Sec. 4.4.4)
+    assert np.allclose(e, r * (M[1] - M[0]) / (n - 1) + (n * M[0] - M[1]) / (n - 1))
+
+
+def test_expected_ap_closed_form_eq19():
+    n, m = 10_000, 99
+    r = np.array([2, 40, 100, 5342])
+    p = (r - 1) / (n - 1)
+    closed = (1 - (1 - p) ** (m + 1)) / (p * (m + 1))
+    assert np.allclose(expected_sampled_metric("ap", r, n, m), closed, rtol=1e-12)
+
+
+def test_expected_recall_is_binomial_cdf_eq18():
+    from scipy import stats
+    n, m, k = 10_000, 99, 10
+    r = np.array([1, 50, 212, 743])
+    assert np.allclose(expected_sampled_metric(f"recall@{k}", r, n, m),
+                       stats.binom.cdf(k - 1, m, (r - 1) / (n - 1)))
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_draws_match_law_and_are_seeded(law):
+    n, m, r = 200, 30, 80
+    a = draw_sampled_ranks(np.full(40_000, r), n, m, law, rng=1)
+    b = draw_sampled_ranks(np.full(40_000, r), n, m, law, rng=1)
+    assert np.array_equal(a, b)
+    assert a.min() >= 1 and a.max() <= m + 1
+    freq = np.bincount(a - 1, minlength=m + 1) / a.size
+    assert np.abs(freq - rank_pmf(r, n, m, law)).max() < 0.01
+
+
+def test_expected_metric_matrix_agrees_with_single():
+    n, m = 1000, 50
+    r = np.arange(1, n + 1, 7)
+    w = [parse_metric("ap").weights(m + 1), parse_metric("auc").weights(m + 1)]
+    both = expected_metric_matrix(w, r, n, m)
+    assert np.allclose(both[0], expected_sampled_metric("ap", r, n, m))
+    assert np.allclose(both[1], expected_sampled_metric("auc", r, n, m))
+
+
+@pytest.mark.parametrize("n,m,match", [(10, 10, "n > m"), (10, 0, "m"), (10.5, 3, "integer")])
+def test_invalid_arguments(n, m, match):
+    with pytest.raises(ValueError, match=match):
+        rank_pmf(1, n, m)
+
+
+def test_invalid_law_and_ranks():
+    with pytest.raises(ValueError, match="sampling law"):
+        rank_pmf(1, 10, 3, "poisson")
+    with pytest.raises(ValueError, match="1..n"):
+        rank_pmf(11, 10, 3)
