@@ -1,0 +1,39 @@
+"""Recommenders X (iALS), Y and Z (item-based CF) of KDD'20, one interface.
+
+``fit(train_csr) -> self``; ``score(users)`` -> (len(users), n_items) float64;
+``score_blocks(users, block_size)`` yields ``(user_block, scores)``.
+"""
+from .base import Recommender, check_train
+from .ials import IALS, paper_loss
+from .itemknn import ItemKNN, topk_mask
+
+__all__ = ["Recommender", "IALS", "ItemKNN", "paper_loss", "topk_mask", "check_train",
+           "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender"]
+
+KINDS = {"ials": IALS, "itemknn": ItemKNN}
+
+#: The paper's recommenders (appendix Sec. 9); ItemKNN's other defaults are the readings of
+#: eq. 27-30 that reproduce Table 3 (see :mod:`.itemknn`).
+PAPER_RECOMMENDERS = {
+    "X": ("ials", {"factors": 16, "regularization": 10.0, "alpha": 0.2}),
+    "Y": ("itemknn", {"q": 3.0, "k": None, "k_prime": None}),
+    "Z": ("itemknn", {"q": 1.0, "k": None, "k_prime": 10}),
+}
+
+
+def make_recommender(kind: str, **params) -> Recommender:
+    """Construct a recommender by kind name (``'ials'`` or ``'itemknn'``) and parameters."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown recommender kind {kind!r}; expected one of {sorted(KINDS)}")
+    try:
+        return KINDS[kind](**params)
+    except TypeError as exc:  # unknown parameter name
+        raise ValueError(f"recommender {kind!r}: {exc}") from None
+
+
+def paper_recommender(name: str, **overrides) -> Recommender:
+    """Recommender ``'X'``, ``'Y'`` or ``'Z'`` of the paper, with optional overrides."""
+    if name not in PAPER_RECOMMENDERS:
+        raise ValueError(f"unknown paper recommender {name!r}; expected X, Y or Z")
+    kind, params = PAPER_RECOMMENDERS[name]
+    return make_recommender(kind, **{**params, **overrides})

@@ -1,0 +1,206 @@
+"""Exact ranks, shared negatives and sampled ranks."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sampled_metrics.data import Split
+from sampled_metrics.evaluation import (draw_negatives, evaluate, exact_ranks, mean_metrics,
+                                        rank_all, sampled_ranks, sampled_ranks_for_model)
+from sampled_metrics.recommenders import Recommender, check_train
+
+
+class TableModel(Recommender):
+    """A 'recommender' returning a fixed score table (for exact expectations)."""
+
+    def __init__(self, table):
+        self.table = np.asarray(table, dtype=np.float64)
+
+    def fit(self, train):
+        self.train_ = check_train(train)
+        return self
+
+    def _score(self, users):
+        return self.table[users]
+
+
+def random_split(n_users=50, n_items=30, density=0.3, seed=0) -> Split:
+    rng = np.random.default_rng(seed)
+    dense = rng.random((n_users, n_items)) < density
+    test = rng.integers(n_items, size=n_users)
+    dense[np.arange(n_users), test] = False
+    return Split(sp.csr_matrix(dense, dtype=np.float64), test, np.arange(n_users))
+
+
+def tied_model(split, seed=1, levels=4):
+    table = np.random.default_rng(seed).integers(levels, size=(split.n_users, split.n_items))
+    return TableModel(table).fit(split.train)
+
+
+def brute_force_rank(scores, train_items, test, tie):
+    candidates = [j for j in range(scores.size) if j not in train_items and j != test]
+    above = sum(scores[j] > scores[test] for j in candidates)
+    equal = sum(scores[j] == scores[test] for j in candidates)
+    return {"pessimistic": 1 + above + equal, "optimistic": 1 + above,
+            "average": 1 + above + equal / 2}[tie], len(candidates) + 1
+
+
+# ----------------------------------------------------------------------------- exact
+
+def test_exact_ranks_hand_example():
+    scores = np.array([[0.5, 0.9, 0.5, 0.1, 0.5]])
+    train = sp.csr_matrix(np.array([[0, 1, 0, 0, 0]]))  # item 1 (score 0.9) is not a candidate
+    results = {tie: exact_ranks(scores, train, [0], tie)[0][0]
+               for tie in ("pessimistic", "optimistic", "average")}
+    assert results == {"pessimistic": 3, "optimistic": 1, "average": 2.0}
+    assert exact_ranks(scores, train, [0], "average")[1].tolist() == [4]
+    draws = {exact_ranks(scores, train, [0], "random", rng=s)[0][0] for s in range(40)}
+    assert draws == {1, 2, 3}
+
+
+@pytest.mark.parametrize("tie", ["pessimistic", "optimistic", "average"])
+def test_exact_ranks_match_brute_force(tie):
+    split = random_split()
+    scores = tied_model(split).score(split.users)
+    ranks, n_u = exact_ranks(scores, split.train, split.test_items, tie)
+    for u in range(split.n_users):
+        r, n = brute_force_rank(scores[u], set(split.train[u].indices), split.test_items[u], tie)
+        assert (ranks[u], n_u[u]) == (r, n)
+
+
+def test_tie_policies_are_ordered():
+    split = random_split(seed=2)
+    model = tied_model(split, levels=3)
+    ranks = {tie: rank_all(model, split, tie, seed=3)[0]
+             for tie in ("pessimistic", "optimistic", "average", "random")}
+    assert np.all(ranks["pessimistic"] >= ranks["average"])
+    assert np.all(ranks["average"] >= ranks["optimistic"])
+    assert np.array_equal(ranks["average"], (ranks["pessimistic"] + ranks["optimistic"]) / 2)
+    assert np.all((ranks["random"] >= ranks["optimistic"]) & (ranks["random"] <= ranks["pessimistic"]))
+    assert ranks["pessimistic"].dtype == np.int64 and ranks["average"].dtype == np.float64
+
+
+def test_random_ties_do_not_depend_on_block_size():
+    split = random_split(seed=4)
+    model = tied_model(split, levels=2)
+    negatives = [draw_negatives(split, 5, repeat=r) for r in range(2)]
+    a = evaluate(model, split, negatives, "random", block_size=7, seed=9)
+    b = evaluate(model, split, negatives, "random", block_size=50, seed=9)
+    assert np.array_equal(a.ranks, b.ranks) and np.array_equal(a.sampled_ranks, b.sampled_ranks)
+
+
+def test_exact_ranks_reject_bad_input():
+    train = sp.csr_matrix(np.array([[1.0, 0, 0]]))
+    with pytest.raises(ValueError, match="tie policy must be one of"):
+        exact_ranks(np.zeros((1, 3)), train, [1], "worst")
+    with pytest.raises(ValueError, match="training items"):
+        exact_ranks(np.zeros((1, 3)), train, [0], "average")
+    with pytest.raises(ValueError, match="NaN"):
+        exact_ranks(np.array([[0, np.nan, 1]]), train, [1], "average")
+    with pytest.raises(ValueError, match="needs rng"):
+        exact_ranks(np.zeros((1, 3)), train, [1], "random")
+
+
+# ----------------------------------------------------------------------------- negatives
+
+def test_negatives_exclude_train_and_test_items():
+    split = random_split(seed=5)
+    for replace in (False, True):
+        neg = draw_negatives(split, 8, repeat=0, seed=1, replace=replace)
+        assert neg.shape == (50, 8)
+        for u in range(50):
+            forbidden = set(split.train[u].indices) | {split.test_items[u]}
+            assert not forbidden & set(neg[u].tolist())
+            assert replace or len(set(neg[u].tolist())) == 8
+
+
+def test_negatives_are_deterministic_per_seed_and_repeat():
+    split = random_split(seed=6)
+    a = draw_negatives(split, 6, repeat=3, seed=7)
+    assert np.array_equal(a, draw_negatives(split, 6, repeat=3, seed=7))
+    assert not np.array_equal(a, draw_negatives(split, 6, repeat=4, seed=7))
+    assert not np.array_equal(a, draw_negatives(split, 6, repeat=3, seed=8))
+
+
+@pytest.mark.parametrize("train_items,candidates", [([0, 3], [1, 4, 5]),  # keys path
+                                                     ([0], [1, 3, 4, 5])])  # rejection path
+def test_negatives_are_uniform_over_candidates(train_items, candidates):
+    train = sp.csr_matrix((np.ones(len(train_items)), ([0] * len(train_items), train_items)),
+                          shape=(1, 6))
+    split = Split(train, np.array([2]), np.array([0]))
+    for replace in (False, True):
+        draws = np.concatenate([draw_negatives(split, 2, r, replace=replace).ravel()
+                                for r in range(600)])
+        counts = np.bincount(draws, minlength=6)
+        assert counts.sum() == counts[candidates].sum()
+        assert np.all(np.abs(counts[candidates] / 1200 - 1 / len(candidates)) < 0.05)
+
+
+def test_negatives_need_enough_candidates():
+    split = random_split(n_items=30, density=0.5, seed=7)
+    fewest = split.n_candidates().min()
+    with pytest.raises(ValueError, match=r"users have fewer than .* replace=True"):
+        draw_negatives(split, int(fewest))
+    assert draw_negatives(split, int(fewest), replace=True).shape[1] == fewest
+
+
+@pytest.mark.parametrize("tie", ["pessimistic", "optimistic", "average"])
+def test_all_candidates_sampled_gives_exact_rank(tie):
+    split = random_split(n_users=20, n_items=15, density=0.4, seed=8)
+    dense = split.train.toarray()
+    dense[0] = 0  # one user with every item a candidate
+    split.train = sp.csr_matrix(dense)
+    model = tied_model(split, levels=3)
+    exact, n_u = rank_all(model, split, tie)
+    for u in range(20):  # m = n_u - 1 without replacement: the sample is every candidate
+        one = Split(split.train[[u]], split.test_items[[u]], np.array([0]))
+        neg = draw_negatives(one, int(n_u[u]) - 1, repeat=u)
+        scores = model.score([u])
+        r = sampled_ranks(scores[0, one.test_items], np.take_along_axis(scores, neg, 1), tie)
+        assert r[0] == exact[u]
+
+
+# ----------------------------------------------------------------------------- drivers
+
+def test_evaluate_one_pass_agrees_with_parts():
+    split = random_split(seed=9)
+    model = tied_model(split, seed=3, levels=5)
+    negatives = [draw_negatives(split, 10, repeat=r, seed=2) for r in range(3)]
+    result = evaluate(model, split, negatives, "pessimistic", block_size=16, keep_scores=True)
+    scores = model.score(split.users)
+    assert np.array_equal(result.test_scores, scores[np.arange(50), split.test_items])
+    for j, neg in enumerate(negatives):
+        gathered = np.take_along_axis(scores, neg, 1)
+        assert np.array_equal(result.negative_scores[j], gathered)
+        assert np.array_equal(result.sampled_ranks[j],
+                              sampled_ranks(result.test_scores, gathered, "pessimistic"))
+    assert np.array_equal(result.sampled_ranks,
+                          sampled_ranks_for_model(model, split, negatives, "pessimistic"))
+    assert np.all(result.sampled_ranks <= result.ranks)  # a sample can only rank higher
+
+
+def test_sampled_ranks_count_duplicates_and_ties():
+    r = sampled_ranks([0.5, 0.5], [[0.9, 0.9, 0.5, 0.1], [0.1, 0.1, 0.1, 0.1]], "pessimistic")
+    assert r.tolist() == [4, 1]
+
+
+def test_mean_metrics_uses_per_user_n():
+    values = mean_metrics([1, 3], [3, 5], ["auc", "recall@1", "ap"])
+    assert values == pytest.approx({"auc": (1.0 + 0.5) / 2, "recall@1": 0.5,
+                                    "ap": (1 + 1 / 3) / 2})
+
+
+def test_synthetic_end_to_end_all_paper_recommenders(tmp_path):
+    from sampled_metrics.data import (index_interactions, leave_last_out, read_ratings,
+                                      synthetic_ratings)
+    from sampled_metrics.recommenders import paper_recommender
+
+    interactions, users, items = index_interactions(read_ratings(
+        synthetic_ratings(tmp_path / "syn.zip")))
+    split = leave_last_out(interactions, len(users), len(items))
+    negatives = [draw_negatives(split, 50, repeat=r) for r in range(2)]
+    for name in "XYZ":
+        model = paper_recommender(name, **({"iterations": 5} if name == "X" else {}))
+        result = evaluate(model.fit(split.train), split, negatives, block_size=128)
+        assert np.all((result.ranks >= 1) & (result.ranks <= result.n_candidates))
+        assert np.all((result.sampled_ranks >= 1) & (result.sampled_ranks <= 51))
+        assert mean_metrics(result.ranks, result.n_candidates, ["auc"])["auc"] > 0.6
