@@ -1,6 +1,6 @@
 """Benchmark: time and peak memory of correction vectors (KDD'20 Sec. 5).
 
-    python benchmarks/bench_corrections.py [--quick]
+    python workflow/scripts/bench_corrections.py [--quick]
 
 Each (n, m, method) runs in a fresh subprocess so the peak RSS (ru_maxrss) is its own.
 """
