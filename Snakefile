@@ -16,9 +16,13 @@ validate(config, "workflow/schemas/config.schema.yaml")
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/toy.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/models.smk"
+include: "workflow/rules/study.smk"
 
 
 rule all:
     input:
         toy_targets(),
+        study_targets(),
     default_target: True

@@ -47,6 +47,33 @@ def test_toy_artefacts(workdir):
     assert (workdir / "logs/toy/table2.log").read_text().count("done in") == 1
 
 
+def test_study_artefacts(workdir):
+    t3 = pd.read_csv(workdir / "results/synthetic/table3.csv")
+    assert list(t3.columns) == ["dataset", "recommender", "metric", "estimator", "mean", "std"]
+    assert set(t3.recommender) == {"X", "Y", "Z"}
+    assert set(t3.estimator) == {"exact", "sampled", "rank_estimate", "cls", "bv_1", "bv_0.1",
+                                 "bv_0.01", "bv_0.001"}
+    # sampled AUC is unbiased: its mean over repeats is close to the exact AUC
+    auc = t3[t3.metric == "auc"].set_index(["recommender", "estimator"])
+    for rec in "XYZ":
+        assert abs(auc.loc[(rec, "sampled"), "mean"] - auc.loc[(rec, "exact"), "mean"]) < 0.01
+    # sampled Recall@10 is far above the exact one (m = 50 of 400 items)
+    rec10 = t3[t3.metric == "recall@10"].set_index(["recommender", "estimator"])["mean"]
+    assert all(rec10[(r, "sampled")] > 1.5 * rec10[(r, "exact")] for r in "XYZ")
+    t4 = pd.read_csv(workdir / "results/synthetic/table4.csv")
+    assert list(t4.columns) == ["dataset", "pair", "metric", "estimator", "correct", "repeats"]
+    assert set(t4.pair) == {"X vs Y", "X vs Z", "Y vs Z"}
+    assert t4.correct.between(0, 10).all() and (t4.repeats == 10).all()
+    assert "paper" not in (workdir / "results/synthetic/table3.md").read_text()
+    for name in ("figure5", "figure6"):
+        for ext in ("pdf", "png"):
+            assert (workdir / f"figures/synthetic/{name}.{ext}").stat().st_size > 1000
+            assert (workdir / f"figures/{name}.{ext}").read_bytes() == \
+                (workdir / f"figures/synthetic/{name}.{ext}").read_bytes()
+    buckets = pd.read_csv(workdir / "results/synthetic/figure5.csv")
+    assert buckets.groupby("recommender").users.sum().eq(300).all()
+
+
 def test_nothing_left_to_do(workdir):
     proc = snakemake(workdir, "-n", "--cores", "1")
     assert proc.returncode == 0
@@ -59,6 +86,21 @@ def test_rebuild_single_figure_is_byte_identical_with_one_core(workdir):
     assert proc.returncode == 0, proc.stderr[-3000:]
     for p, content in before.items():
         assert p.read_bytes() == content, p
+
+
+def test_bad_archive_md5_fails_cleanly(tmp_path):
+    wd = copy_workflow(tmp_path)
+    bad = wd / "bad.zip"
+    bad.write_bytes(b"not a zip at all")
+    cfg = (wd / "config/test.yaml").read_text()
+    cfg += ("\n".join(["", "datasets:", "  broken:", "    format: ml-1m",
+                       f"    path: {bad}", "    md5: " + "0" * 32, ""]))
+    cfg = cfg.replace("datasets: [synthetic]", "datasets: [broken]")
+    (wd / "config/test.yaml").write_text(cfg)
+    proc = snakemake(wd, "--cores", "1", "data/raw/broken.zip")
+    assert proc.returncode != 0
+    assert "MD5" in proc.stderr + proc.stdout
+    assert not (wd / "data/raw/broken.zip").exists()
 
 
 def test_invalid_config_is_rejected(tmp_path):

@@ -198,15 +198,15 @@ def _scaled_eig(mom: RankLawMoments):
     return d, np.clip(lam, 0.0, None), V
 
 
-def _solve_minimal_bias(mom: RankLawMoments, k: int) -> np.ndarray:
+def _solve_minimal_bias(mom: RankLawMoments, k: int, eig=None) -> np.ndarray:
     """Least-c-norm minimiser of eq. 21: D (D G D)^+ D A^T b."""
-    d, lam, V = _scaled_eig(mom)
+    d, lam, V = eig or _scaled_eig(mom)
     keep = lam > RCOND * lam.max()
     y = V[:, keep] @ ((V[:, keep].T @ (d * mom.atb[:, k])) / lam[keep])
     return d * y
 
 
-def _solve_cls(mom: RankLawMoments, k: int) -> np.ndarray:
+def _solve_cls(mom: RankLawMoments, k: int, eig=None) -> np.ndarray:
     """Eq. 21 subject to M^(s) >= M^(s+1), exactly, as bounded least squares.
 
     With G = A^T A = D^-1 V L V^T D^-1 (D = diag(c)^-1/2), the objective equals
@@ -214,7 +214,7 @@ def _solve_cls(mom: RankLawMoments, k: int) -> np.ndarray:
     RCOND dropped). Writing M^ = T x, x[s] = M^(s) - M^(s+1) >= 0 for s <= m and
     x[m+1] = M^(m+1) free, T upper-triangular ones, BVLS solves min ||R T x - z|| exactly.
     """
-    d, lam, V = _scaled_eig(mom)
+    d, lam, V = eig or _scaled_eig(mom)
     keep = lam > RCOND * lam.max()
     sl = np.sqrt(lam[keep])
     R = (sl[:, None] * V[:, keep].T) / d[None, :]
@@ -276,6 +276,8 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
     prior = _check_prior(prior, n)
     need_moments = any(name in ("minimal_bias", "cls", "bv") for name, _ in parsed)
     mom = rank_law_moments(metric_list, n, m, sampling, prior) if need_moments else None
+    eig = (_scaled_eig(mom) if any(name in ("minimal_bias", "cls") for name, _ in parsed)
+           else None)
     out = {}
     for k, metric in enumerate(metric_list):
         for name, gamma in parsed:
@@ -285,9 +287,9 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
             elif name == "rank_estimate":
                 vec = metric(rank_estimate_ranks(n, m), n)
             elif name == "minimal_bias":
-                vec = _solve_minimal_bias(mom, k)
+                vec = _solve_minimal_bias(mom, k, eig)
             elif name == "cls":
-                vec = _solve_cls(mom, k)
+                vec = _solve_cls(mom, k, eig)
             else:
                 vec = _solve_bv(mom, k, gamma)
             out[(metric.name, label)] = np.asarray(vec, dtype=np.float64)

@@ -272,23 +272,29 @@ class Evaluation:
 
 def evaluate(model, split: Split, negatives: Sequence[np.ndarray] = (),
              tie: str = DEFAULT_TIE, block_size: int = 1024, seed: int = 0,
-             keep_scores: bool = False) -> Evaluation:
+             keep_scores: bool = False, repeat_ids: Sequence[int] | None = None) -> Evaluation:
     """Exact and sampled ranks of a fitted model in one pass of user-block scoring.
 
     For each block of users the model's scores are computed once; exact ranks use the full
     row, sampled ranks gather the m negatives' scores (``np.take_along_axis``) for every
     negatives array in ``negatives`` (one per repeat, from :func:`draw_negatives`).
-    ``tie='random'`` draws from ``SeedSequence(seed)`` (one child stream for the exact
-    ranks, one per repeat), so results do not depend on ``block_size``.
+    ``tie='random'`` draws the exact ranks' ties from ``SeedSequence([seed, 0])`` and those
+    of repeat j from ``SeedSequence([seed, 1, repeat_ids[j]])`` (default ``repeat_ids =
+    0, 1, ...``), so results depend neither on ``block_size`` nor on how the repeats are
+    split between calls.
     """
     _check_tie(tie)
     n = split.users.size
+    repeat_ids = range(len(negatives)) if repeat_ids is None else list(repeat_ids)
+    if len(repeat_ids) != len(negatives):
+        raise ValueError("repeat_ids must give one id per negatives array")
     for j, neg in enumerate(negatives):
         if neg.ndim != 2 or neg.shape[0] != n:
             raise ValueError(f"negatives[{j}] must have one row per evaluated user ({n}), "
                              f"got shape {neg.shape}")
-    streams = [np.random.default_rng(s)
-               for s in np.random.SeedSequence(seed).spawn(1 + len(negatives))]
+    streams = [np.random.default_rng(np.random.SeedSequence([int(seed), 0]))]
+    streams += [np.random.default_rng(np.random.SeedSequence([int(seed), 1, int(rid)]))
+                for rid in repeat_ids]
     ranks = np.empty(n, dtype=np.float64 if tie == "average" else np.int64)
     sampled = np.empty((len(negatives), n), dtype=ranks.dtype)
     n_cand, test_scores = np.empty(n, dtype=np.int64), np.empty(n)

@@ -159,3 +159,46 @@ def figure4(out_stem, metric: str = "ap", n: int = TOY_N, m: int = 100,
     fig.tight_layout()
     save(fig, out_stem)
     return data
+
+
+def figure5(frame: pd.DataFrame, out_stem, title: str = "Figure 5") -> None:
+    """Bar chart of users per exact-rank bucket (tidy ``recommender, bucket, users``)."""
+    recs = list(dict.fromkeys(frame.recommender))
+    buckets = list(dict.fromkeys(frame.bucket))
+    width = 0.8 / len(recs)
+    fig, ax = plt.subplots(figsize=(9, 4))
+    x = np.arange(len(buckets))
+    for j, rec in enumerate(recs):
+        counts = frame[frame.recommender == rec].set_index("bucket").loc[buckets, "users"]
+        bars = ax.bar(x + (j - (len(recs) - 1) / 2) * width, counts, width, label=rec,
+                      color=REC_COLORS.get(rec))
+        ax.bar_label(bars, fontsize=7, padding=1)
+    ax.set_xticks(x, buckets)
+    ax.set_xlabel("exact rank of the held-out item (bucket)")
+    ax.set_ylabel("number of users")
+    ax.set_title(title)
+    ax.legend(title="recommender")
+    ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    save(fig, out_stem)
+
+
+def figure6(frame: pd.DataFrame, out_stem, title: str = "Figure 6") -> None:
+    """Expected (corrected) metric vs sample size m, one line per recommender and estimator
+    (tidy ``recommender, metric, estimator, m, expected``)."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    styles = ["-", "--", ":", "-."]
+    for e, est in enumerate(dict.fromkeys(frame.estimator)):
+        for rec, grp in frame[frame.estimator == est].groupby("recommender"):
+            ax.plot(grp["m"], grp["expected"], ls=styles[e % len(styles)],
+                    color=REC_COLORS.get(rec), label=f"{rec}, {est}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("number of sampled items m")
+    metric = frame.metric.iloc[0]
+    ax.set_ylabel(f"expected {LABELS.get(metric, metric)}")
+    ax.set_title(title)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    save(fig, out_stem)

@@ -61,14 +61,16 @@ class Metric:
     def __call__(self, r, n: int | None = None) -> np.ndarray:
         """Evaluate M(r) for an array of 1-based ranks ``r`` among ``n`` items.
 
-        ``n`` is required for AUC only (eq. 7: (n - r) / (n - 1)).
+        ``n`` (a scalar or an array broadcast against ``r``) is required for AUC only
+        (eq. 7: (n - r) / (n - 1)).
         """
         r = np.asarray(r, dtype=np.float64)
         if self.kind == "auc":
             if n is None:
                 raise ValueError("metric 'auc' needs the number of items n")
-            if n < 2:
-                raise ValueError(f"auc needs n >= 2 items, got n={n}")
+            n = np.asarray(n, dtype=np.float64)
+            if np.any(n < 2):
+                raise ValueError(f"auc needs n >= 2 items, got n={np.min(n):g}")
             return (n - r) / (n - 1.0)
         if self.kind == "precision":
             out = np.where(r <= self.k, 1.0 / self.k, 0.0)

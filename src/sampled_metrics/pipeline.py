@@ -1,0 +1,261 @@
+"""File-producing steps of the MovieLens branch of the workflow (KDD'20 Sec. 6).
+
+    dataset archive -> split.npz -> ranks/{recommender}.npz -> table3/table4/figure5/figure6
+
+The Snakemake scripts only unpack inputs/params/outputs and call these functions.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from . import data, figures
+from .evaluation import draw_negatives, evaluate
+from .paper import KDD_TABLE3, KDD_TABLE4
+from .recommenders import make_recommender
+from .study import figure6_frame, rank_buckets, table3_frame, table4_frame
+from .tables import atomic_write_text, write_csv, write_table
+
+__all__ = ["derive_seed", "DATASET_FORMATS", "prepare_archive", "make_split", "load_split",
+           "rank_recommender", "load_ranks", "study_tables", "study_figure5", "study_figure6"]
+
+log = logging.getLogger(__name__)
+
+#: the dataset of KDD'20 Sec. 6: only its tables get the paper's numbers beside ours
+PAPER_DATASET = "ml-1m"
+
+#: file formats of ``datasets.<name>.format``: member of the archive and field separator
+DATASET_FORMATS = {
+    "ml-1m": {"member": "ml-1m/ratings.dat", "sep": "::"},
+    "synthetic": {"member": "ml-1m/ratings.dat", "sep": "::"},
+}
+
+
+def derive_seed(seed: int, *keys) -> int:
+    """A 32-bit seed derived from the master seed and string/int keys (dataset, purpose)."""
+    words = [int(seed)] + [zlib.crc32(str(k).encode()) for k in keys]
+    return int(np.random.SeedSequence(words).generate_state(1)[0])
+
+
+def _atomic_savez(path, **arrays) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".npz")
+    os.close(fd)
+    try:
+        np.savez(tmp, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# ----------------------------------------------------------------------------- data
+
+def prepare_archive(name: str, spec: dict, out) -> Path:
+    """Put dataset ``name``'s archive at ``out``: generate it (format ``synthetic``), copy
+    the local ``path`` or download ``url``; the MD5 must equal ``spec['md5']``."""
+    fmt = spec.get("format")
+    if fmt not in DATASET_FORMATS:
+        raise ValueError(f"dataset {name!r}: unknown format {fmt!r}; expected one of "
+                         f"{', '.join(DATASET_FORMATS)}")
+    if fmt == "synthetic":
+        params = {k: v for k, v in spec.items() if k not in ("format",)}
+        return data.synthetic_ratings(out, **params)
+    if not spec.get("md5"):
+        raise ValueError(f"dataset {name!r}: 'md5' is required to check the archive")
+    local = spec.get("path")
+    if not local and not spec.get("url"):
+        raise ValueError(f"dataset {name!r}: give 'url' or a local 'path'")
+    return data.fetch_archive(spec.get("url"), spec["md5"], out, local_path=local)
+
+
+def make_split(archive, fmt: str, out) -> dict:
+    """Parse, binarise, index and split (leave-last-out) a dataset archive into ``out``
+    (npz: train CSR arrays, held-out items, evaluated users, raw id maps). Returns counts."""
+    spec = DATASET_FORMATS[fmt]
+    ratings = data.read_ratings(archive, member=spec["member"], sep=spec["sep"])
+    interactions, user_ids, item_ids = data.index_interactions(ratings)
+    split = data.leave_last_out(interactions, len(user_ids), len(item_ids))
+    train = split.train.tocsr()
+    _atomic_savez(out, indptr=train.indptr, indices=train.indices, shape=np.array(train.shape),
+                  test_items=split.test_items, users=split.users,
+                  n_dropped=np.array(split.n_dropped), user_ids=user_ids, item_ids=item_ids)
+    info = {"ratings": int(len(ratings)), "interactions": int(len(interactions)),
+            "users": int(len(user_ids)), "items": int(len(item_ids)),
+            "train_interactions": int(train.nnz), "evaluated_users": int(split.users.size),
+            "dropped_users": int(split.n_dropped)}
+    log.info("split: %s", json.dumps(info))
+    return info
+
+
+def load_split(path) -> data.Split:
+    """Read a split written by :func:`make_split`."""
+    z = np.load(path)
+    train = sp.csr_matrix((np.ones(z["indices"].size), z["indices"], z["indptr"]),
+                          shape=tuple(z["shape"]))
+    return data.Split(train, z["test_items"], z["users"], int(z["n_dropped"]))
+
+
+# ----------------------------------------------------------------------------- ranks
+
+def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
+                     dataset: str, m: int, repeats: int, tie: str = "random",
+                     sampling: str = "hypergeometric", block_size: int = 1024,
+                     repeat_chunk: int = 20, threads: int = 1) -> dict:
+    """Fit recommender ``name`` on the training set and store, per evaluated user, its exact
+    rank r_u, candidate count n_u and sampled ranks r~ for ``repeats`` repeats of m
+    negatives (npz keys ``users, exact, n_u, sampled``).
+
+    The negatives of repeat j are ``draw_negatives(split, m, j, derive_seed(seed, dataset,
+    'negatives'))``: identical for every recommender of the dataset. ``sampling`` is
+    ``hypergeometric`` (without replacement) or ``binomial`` (with).
+    """
+    if sampling not in ("binomial", "hypergeometric"):
+        raise ValueError(f"unknown sampling law {sampling!r}")
+    split = load_split(split_path)
+    spec = dict(model_spec)
+    kind = spec.pop("model", None)
+    if kind is None:
+        raise ValueError(f"recommender {name!r}: 'model' (ials or itemknn) is missing")
+    if kind == "ials":
+        spec.setdefault("num_threads", threads)
+    model = make_recommender(kind, **spec)
+    start = time.perf_counter()
+    model.fit(split.train)
+    fit_seconds = time.perf_counter() - start
+    history = getattr(model, "loss_history_", None)
+    if history:
+        log.info("%s: paper loss per sweep %s", name, ", ".join(f"{x:.1f}" for x in history))
+    neg_seed = derive_seed(seed, dataset, "negatives")
+    tie_seed = derive_seed(seed, dataset, "ties", name)
+    replace = sampling == "binomial"
+    sampled = np.empty((repeats, split.users.size), dtype=np.int16 if m < 32767 else np.int32)
+    exact = n_u = None
+    start = time.perf_counter()
+    for lo in range(0, max(repeats, 1), repeat_chunk):
+        ids = list(range(lo, min(repeats, lo + repeat_chunk)))
+        negs = [draw_negatives(split, m, j, neg_seed, replace) for j in ids]
+        ev = evaluate(model, split, negs, tie, block_size, tie_seed, repeat_ids=ids)
+        if exact is None:
+            exact, n_u = ev.ranks, ev.n_candidates
+        if ids:
+            sampled[ids] = ev.sampled_ranks
+        log.info("%s: repeats %d-%d of %d ranked", name, ids[0] if ids else 0,
+                 ids[-1] if ids else 0, repeats)
+    rank_seconds = time.perf_counter() - start
+    _atomic_savez(out, users=split.users, exact=exact, n_u=n_u, sampled=sampled,
+                  m=np.array(m), n_items=np.array(split.n_items),
+                  loss=np.asarray(history or [], dtype=np.float64))
+    info = {"recommender": name, "model": repr(model), "fit_seconds": round(fit_seconds, 2),
+            "rank_seconds": round(rank_seconds, 2), "users": int(split.users.size),
+            "repeats": repeats, "m": m}
+    log.info("ranks: %s", json.dumps(info))
+    return info
+
+
+def load_ranks(paths: dict) -> dict:
+    """{recommender: {'exact', 'n_u', 'sampled', 'm', 'n_items'}} from rank files."""
+    out = {}
+    for rec, path in paths.items():
+        z = np.load(path)
+        out[rec] = {"exact": z["exact"], "n_u": z["n_u"], "sampled": z["sampled"],
+                    "m": int(z["m"]), "n_items": int(z["n_items"])}
+    return out
+
+
+# ----------------------------------------------------------------------------- tables
+
+def _pct(mean, std=None) -> str:
+    return f"{100 * mean:.2f}" if std is None or std == 0 else f"{100 * mean:.2f}±{100 * std:.2f}"
+
+
+def study_tables(dataset: str, rank_paths: dict, metrics, estimators, *, sampling: str,
+                 n_mode: str, outputs: dict, processes: int = 1) -> None:
+    """Write Table 3 (csv/md/tex), the per-repeat values and Table 4 (csv/md/tex).
+
+    ``outputs`` keys: table3, table3_md, table3_tex, per_repeat, table4, table4_md, table4_tex.
+    """
+    ranks = load_ranks(rank_paths)
+    ms = {a["m"] for a in ranks.values()}
+    if len(ms) != 1:
+        raise ValueError(f"rank files disagree on m: {sorted(ms)}")
+    m = ms.pop()
+    n_items = max(a["n_items"] for a in ranks.values())
+    t3, per_repeat = table3_frame(dataset, ranks, m, metrics, estimators, sampling, n_mode,
+                                  n_items, processes)
+    t4 = table4_frame(t3, per_repeat)
+    ref3 = KDD_TABLE3 if dataset == PAPER_DATASET else {}
+    ref4 = KDD_TABLE4 if dataset == PAPER_DATASET else {}
+    paper3 = [ref3.get((r, mt, e)) for r, mt, e in zip(t3.recommender, t3.metric,
+                                                      t3.estimator)]
+    wide3 = pd.DataFrame({"recommender": t3.recommender, "metric": t3.metric,
+                          "estimator": t3.estimator,
+                          "ours %": [_pct(a, b) for a, b in zip(t3["mean"], t3["std"])],
+                          "paper %": ["-" if p is None else _pct(*p) for p in paper3]})
+    if all(p is None for p in paper3):
+        wide3 = wide3.drop(columns="paper %")
+    write_table(t3, outputs["table3"], wide3, outputs.get("table3_md"),
+                outputs.get("table3_tex"),
+                title=f"Table 3 ({dataset}): exact, sampled (m = {m}) and corrected metrics, "
+                      f"mean ± std over {per_repeat.repeat.nunique()} repeats, in %")
+    write_csv(per_repeat, outputs["per_repeat"])
+    paper4 = [ref4.get((p, mt, e)) for p, mt, e in zip(t4.pair, t4.metric, t4.estimator)]
+    wide4 = t4.drop(columns=["dataset"]).assign(
+        paper=["-" if p is None else str(p) for p in paper4])
+    if all(p is None for p in paper4):
+        wide4 = wide4.drop(columns="paper")
+    write_table(t4, outputs["table4"], wide4, outputs.get("table4_md"),
+                outputs.get("table4_tex"),
+                title=f"Table 4 ({dataset}): repeats (of {per_repeat.repeat.nunique()}) that "
+                      f"order each pair as the exact metric does")
+
+
+def study_figure5(dataset: str, rank_paths: dict, edges, out_stem, data_csv,
+                  facts_csv=None) -> pd.DataFrame:
+    """Figure 5: users per bucket of exact rank, one bar group per recommender.
+
+    ``facts_csv`` gets the counts Sec. 6.1 talks about: users with r <= 10, r <= 100,
+    r > n_u / 2 (bottom half) and in the worst bucket.
+    """
+    ranks = load_ranks(rank_paths)
+    n_max = max(a["n_items"] for a in ranks.values())
+    edges = [0] + [e for e in edges if 0 < e < n_max] + [n_max]
+    frame = rank_buckets(ranks, edges)
+    write_csv(frame, data_csv)
+    if facts_csv:
+        facts = pd.DataFrame([
+            (dataset, rec, int(np.sum(a["exact"] <= 10)), int(np.sum(a["exact"] <= 100)),
+             int(np.sum(a["exact"] > a["n_u"] / 2)), int(np.sum(a["exact"] > edges[-2])))
+            for rec, a in ranks.items()],
+            columns=["dataset", "recommender", "top10", "top100", "bottom_half",
+                     "worst_bucket"])
+        write_csv(facts, facts_csv)
+    figures.figure5(frame, out_stem, title=f"Figure 5: distribution of exact ranks ({dataset})")
+    return frame
+
+
+def study_figure6(dataset: str, rank_paths: dict, metric: str, points: int, estimators,
+                  out_stem, data_csv, *, sampling: str) -> pd.DataFrame:
+    """Figure 6: expected metric vs m (analytic, from the exact ranks, n = |I|)."""
+    ranks = load_ranks(rank_paths)
+    n = max(a["n_items"] for a in ranks.values())
+    m_values = figures.log_grid(1, n - 1, points)
+    frame = figure6_frame(ranks, metric, m_values, estimators, n, sampling)
+    write_csv(frame, data_csv)
+    figures.figure6(frame, out_stem, title=f"Figure 6: expected {metric} vs sample size "
+                                           f"({dataset}, n = {n:,})")
+    return frame
+
+
+def write_json(obj, path) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")

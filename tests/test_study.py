@@ -1,0 +1,127 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from sampled_metrics import correction
+from sampled_metrics.data import DataError, md5sum, synthetic_ratings
+from sampled_metrics.pipeline import (derive_seed, load_ranks, load_split, make_split,
+                                      prepare_archive, rank_recommender, study_tables)
+from sampled_metrics.study import (correction_lookup, estimator_table, exact_metric,
+                                   figure6_frame, table3_frame, table4_frame)
+
+
+@pytest.fixture(scope="module")
+def ranks_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("study")
+    prepare_archive("syn", {"format": "synthetic", "n_users": 150, "n_items": 200, "seed": 3},
+                    d / "syn.zip")
+    make_split(d / "syn.zip", "synthetic", d / "split.npz")
+    specs = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
+             "Y": {"model": "itemknn", "q": 3.0},
+             "Z": {"model": "itemknn", "q": 1.0, "k_prime": 10}}
+    for rec, spec in specs.items():
+        rank_recommender(d / "split.npz", rec, spec, d / f"{rec}.npz", seed=1, dataset="syn",
+                         m=20, repeats=6, repeat_chunk=4)
+    return d
+
+
+def test_rank_files_consistent(ranks_dir):
+    ranks = load_ranks({r: ranks_dir / f"{r}.npz" for r in "XYZ"})
+    split = load_split(ranks_dir / "split.npz")
+    for a in ranks.values():
+        assert np.array_equal(a["n_u"], split.n_candidates())
+        assert a["sampled"].shape == (6, split.users.size)
+        assert a["sampled"].min() >= 1 and a["sampled"].max() <= 21
+        assert np.all((a["exact"] >= 1) & (a["exact"] <= a["n_u"]))
+        # a sampled rank can never exceed the exact rank
+        assert np.all(a["sampled"] <= a["exact"][None, :])
+
+
+def test_repeat_chunking_does_not_change_ranks(ranks_dir, tmp_path):
+    rank_recommender(ranks_dir / "split.npz", "Y", {"model": "itemknn", "q": 3.0},
+                     tmp_path / "Y.npz", seed=1, dataset="syn", m=20, repeats=6,
+                     repeat_chunk=1)
+    a, b = np.load(ranks_dir / "Y.npz"), np.load(tmp_path / "Y.npz")
+    assert np.array_equal(a["sampled"], b["sampled"]) and np.array_equal(a["exact"], b["exact"])
+
+
+def test_estimator_table_matches_direct_computation(ranks_dir):
+    a = load_ranks({"Y": ranks_dir / "Y.npz"})["Y"]
+    est = estimator_table(a["sampled"], a["n_u"], 20, ["ap"], ["sampled", "bv_0.1"],
+                          "hypergeometric", "per_user")
+    j, u = 2, 5
+    direct = np.mean([correction("ap", int(n), 20, "bv_0.1", sampling="hypergeometric")[s - 1]
+                      for n, s in zip(a["n_u"], a["sampled"][j])])
+    assert est[0, 1, j] == pytest.approx(direct, rel=1e-12)
+    assert est[0, 0, j] == pytest.approx(np.mean(1.0 / a["sampled"][j]))
+    glob = estimator_table(a["sampled"], a["n_u"], 20, ["ap"], ["bv_0.1"], "hypergeometric",
+                           "global", n_items=200)
+    v = correction("ap", 200, 20, "bv_0.1", sampling="hypergeometric")
+    assert glob[0, 0, u] == pytest.approx(v[a["sampled"][u] - 1].mean())
+
+
+def test_lookup_independent_of_processes():
+    args = (["ap", "recall@10"], ["cls", "bv_0.01"], [300, 301, 305, 310, 400], 30,
+            "hypergeometric")
+    assert np.array_equal(correction_lookup(*args, processes=1),
+                          correction_lookup(*args, processes=2))
+
+
+def test_table4_counts_agreement():
+    t3 = pd.DataFrame({"dataset": "d", "recommender": ["A", "B"], "metric": "ap",
+                       "estimator": "exact", "mean": [0.2, 0.1], "std": 0.0})
+    per = pd.DataFrame({"dataset": "d", "recommender": ["A"] * 4 + ["B"] * 4, "metric": "ap",
+                        "estimator": "sampled", "repeat": [0, 1, 2, 3] * 2,
+                        "value": [0.5, 0.4, 0.3, 0.3, 0.4, 0.5, 0.2, 0.3]})
+    t4 = table4_frame(t3, per)
+    assert t4.loc[0, "pair"] == "A vs B" and t4.loc[0, "correct"] == 2    # repeat 3 ties
+
+
+def test_table3_exact_and_sampled(ranks_dir):
+    ranks = load_ranks({r: ranks_dir / f"{r}.npz" for r in "XY"})
+    t3, per = table3_frame("syn", ranks, 20, ["recall@10", "auc"], ["sampled"],
+                           "hypergeometric")
+    exact = t3[(t3.estimator == "exact") & (t3.metric == "auc")].set_index("recommender")
+    a = ranks["X"]
+    assert exact.loc["X", "mean"] == pytest.approx(np.mean((a["n_u"] - a["exact"]) /
+                                                           (a["n_u"] - 1)))
+    assert exact_metric("recall@10", [1, 11], [50, 50]) == 0.5
+    assert len(per) == 2 * 2 * 6
+
+
+def test_figure6_large_m_recovers_exact(ranks_dir):
+    ranks = load_ranks({"Y": ranks_dir / "Y.npz"})
+    f6 = figure6_frame(ranks, "recall@10", [199], ["sampled"], n_items=200,
+                       sampling="hypergeometric")
+    # with m = n - 1 without replacement the sampled metric is exact (ranks among n = 200)
+    r = np.floor(ranks["Y"]["exact"])
+    assert f6.expected.iloc[0] == pytest.approx(np.mean(r <= 10))
+
+
+def test_study_tables_write_files(ranks_dir, tmp_path):
+    outs = {k: tmp_path / f"{k}.{ext}" for k, ext in (
+        ("table3", "csv"), ("table3_md", "md"), ("table3_tex", "tex"), ("per_repeat", "csv"),
+        ("table4", "csv"), ("table4_md", "md"), ("table4_tex", "tex"))}
+    study_tables("syn", {r: ranks_dir / f"{r}.npz" for r in "XYZ"}, ["ap"], ["sampled", "cls"],
+                 sampling="hypergeometric", n_mode="per_user", outputs=outs)
+    assert pd.read_csv(outs["table3"]).shape[0] == 3 * 3
+    assert "\\begin{tabular}" in outs["table3_tex"].read_text()
+
+
+def test_prepare_archive_rejects_bad_md5(tmp_path):
+    src = synthetic_ratings(tmp_path / "src.zip", n_users=5, n_items=60, seed=0)
+    with pytest.raises(DataError, match="MD5"):
+        prepare_archive("x", {"format": "ml-1m", "path": str(src), "md5": "0" * 32},
+                        tmp_path / "out" / "x.zip")
+    assert not (tmp_path / "out" / "x.zip").exists()
+    ok = prepare_archive("x", {"format": "ml-1m", "path": str(src), "md5": md5sum(src)},
+                         tmp_path / "out" / "x.zip")
+    assert md5sum(ok) == md5sum(src)
+    with pytest.raises(ValueError, match="unknown format"):
+        prepare_archive("x", {"format": "csv"}, tmp_path / "y.zip")
+
+
+def test_derive_seed_depends_on_keys():
+    assert derive_seed(1, "ml-1m") == derive_seed(1, "ml-1m")
+    assert derive_seed(1, "ml-1m") != derive_seed(1, "ml-20m")
+    assert derive_seed(1, "a", 0) != derive_seed(2, "a", 0)

@@ -1,0 +1,73 @@
+# KDD'20 Sec. 6: Tables 3-4 and Figures 5-6 from the rank files.
+
+
+rule tables:
+    input:
+        unpack(rank_files),
+    output:
+        table3="results/{dataset}/table3.csv",
+        table3_md="results/{dataset}/table3.md",
+        table3_tex="results/{dataset}/table3.tex",
+        per_repeat="results/{dataset}/per_repeat.csv",
+        table4="results/{dataset}/table4.csv",
+        table4_md="results/{dataset}/table4.md",
+        table4_tex="results/{dataset}/table4.tex",
+    params:
+        study=config["study"],
+    threads: 2
+    log:
+        "logs/{dataset}/tables.log",
+    benchmark:
+        "benchmarks/{dataset}/tables.tsv"
+    script:
+        "../scripts/tables.py"
+
+
+rule figure5:
+    input:
+        unpack(rank_files),
+    output:
+        pdf="figures/{dataset}/figure5.pdf",
+        png="figures/{dataset}/figure5.png",
+        data="results/{dataset}/figure5.csv",
+        facts="results/{dataset}/rank_facts.csv",
+    params:
+        edges=config["study"]["figure5"]["edges"],
+    log:
+        "logs/{dataset}/figure5.log",
+    script:
+        "../scripts/figure5.py"
+
+
+rule figure6:
+    input:
+        unpack(rank_files),
+    output:
+        pdf="figures/{dataset}/figure6.pdf",
+        png="figures/{dataset}/figure6.png",
+        data="results/{dataset}/figure6.csv",
+    params:
+        cfg=config["study"]["figure6"],
+        sampling=config["study"]["sampling"],
+    log:
+        "logs/{dataset}/figure6.log",
+    benchmark:
+        "benchmarks/{dataset}/figure6.tsv"
+    script:
+        "../scripts/figure6.py"
+
+
+rule paper_figure:
+    # The paper's Figures 5 and 6 are of MovieLens-1M: figures/figure5.pdf is a copy of
+    # figures/ml-1m/figure5.pdf (the first dataset of study.datasets).
+    input:
+        "figures/{main}/figure{i}.{ext}".format(main=main_dataset(), i="{i}", ext="{ext}"),
+    output:
+        "figures/figure{i}.{ext}",
+    wildcard_constraints:
+        i="[56]",
+        ext="pdf|png",
+    log:
+        "logs/figure{i}_{ext}.log",
+    shell:
+        "cp {input} {output} 2> {log}"
