@@ -94,7 +94,7 @@ def test_bad_archive_md5_fails_cleanly(tmp_path):
     bad.write_bytes(b"not a zip at all")
     cfg = (wd / "config/test.yaml").read_text()
     cfg += ("\n".join(["", "datasets:", "  broken:", "    format: ml-1m",
-                       f"    path: {bad}", "    md5: " + "0" * 32, ""]))
+                       f"    path: {bad}", "    md5: " + "deadbeef" * 4, ""]))
     cfg = cfg.replace("datasets: [synthetic]", "datasets: [broken]")
     (wd / "config/test.yaml").write_text(cfg)
     proc = snakemake(wd, "--cores", "1", "data/raw/broken.zip")

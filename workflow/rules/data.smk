@@ -23,6 +23,6 @@ rule split:
     log:
         "logs/{dataset}/split.log",
     benchmark:
-        "benchmarks/{dataset}/split.tsv"
+        "logs/benchmarks/{dataset}/split.tsv"
     script:
         "../scripts/split.py"

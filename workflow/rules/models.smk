@@ -15,6 +15,6 @@ rule ranks:
     log:
         "logs/{dataset}/ranks_{recommender}.log",
     benchmark:
-        "benchmarks/{dataset}/ranks_{recommender}.tsv"
+        "logs/benchmarks/{dataset}/ranks_{recommender}.tsv"
     script:
         "../scripts/ranks.py"

@@ -18,7 +18,7 @@ rule tables:
     log:
         "logs/{dataset}/tables.log",
     benchmark:
-        "benchmarks/{dataset}/tables.tsv"
+        "logs/benchmarks/{dataset}/tables.tsv"
     script:
         "../scripts/tables.py"
 
@@ -52,7 +52,7 @@ rule figure6:
     log:
         "logs/{dataset}/figure6.log",
     benchmark:
-        "benchmarks/{dataset}/figure6.tsv"
+        "logs/benchmarks/{dataset}/figure6.tsv"
     script:
         "../scripts/figure6.py"
 
