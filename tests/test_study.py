@@ -125,3 +125,26 @@ def test_derive_seed_depends_on_keys():
     assert derive_seed(1, "ml-1m") == derive_seed(1, "ml-1m")
     assert derive_seed(1, "ml-1m") != derive_seed(1, "ml-20m")
     assert derive_seed(1, "a", 0) != derive_seed(2, "a", 0)
+
+
+def test_exact_metrics_agree_with_implicit_evaluation(ranks_dir):
+    """Cross-check against implicit.evaluation.ranking_metrics_at_k on the same model: for
+    one held-out item its precision@10 (hits / min(K, |relevant|)) is our Recall@10."""
+    import scipy.sparse as sp
+    from implicit.cpu.als import AlternatingLeastSquares
+    from implicit.evaluation import ranking_metrics_at_k
+
+    from sampled_metrics.evaluation import evaluate, mean_metrics
+    from sampled_metrics.recommenders import IALS
+
+    split = load_split(ranks_dir / "split.npz")
+    model = IALS(factors=8, iterations=5, seed=0).fit(split.train)
+    ev = evaluate(model, split, (), "pessimistic")
+    ours = mean_metrics(ev.ranks, ev.n_candidates, ["recall@10", "ndcg@10"])
+    other = AlternatingLeastSquares(factors=8, dtype=np.float64)
+    other.user_factors, other.item_factors = model.user_factors_, model.item_factors_
+    test = sp.csr_matrix((np.ones(split.users.size), (split.users, split.test_items)),
+                         shape=split.train.shape)
+    theirs = ranking_metrics_at_k(other, split.train, test, K=10, show_progress=False)
+    assert ours["recall@10"] == pytest.approx(theirs["precision"], abs=1e-12)
+    assert ours["ndcg@10"] == pytest.approx(theirs["ndcg"], abs=1e-12)
