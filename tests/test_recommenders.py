@@ -192,3 +192,23 @@ def test_paper_presets_and_factory():
         make_recommender("svd")
     with pytest.raises(ValueError, match="unexpected keyword"):
         make_recommender("ials", factor=3)
+
+
+def test_ease_closed_form_solves_its_objective():
+    """B minimises ||X - XB||² + λ||B||² s.t. diag(B) = 0: the gradient (XᵀX + λI)B - XᵀX
+    vanishes off the diagonal (the diagonal carries the Lagrange multipliers)."""
+    import scipy.sparse as sp
+
+    from sampled_metrics.recommenders import EASE, make_recommender
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((rng.random((40, 25)) < 0.2).astype(float))
+    model = make_recommender("ease", lam=3.0).fit(X)
+    B = model.weights_
+    G = (X.T @ X).toarray()
+    grad = (G + 3.0 * np.eye(25)) @ B - G
+    off = ~np.eye(25, dtype=bool)
+    assert np.abs(np.diag(B)).max() == 0
+    assert np.abs(grad[off]).max() < 1e-10
+    assert np.allclose(model.score([0, 3]), X[[0, 3]].toarray() @ B)
+    with pytest.raises(ValueError, match="lam"):
+        EASE(lam=0)

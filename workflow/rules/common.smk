@@ -32,15 +32,17 @@ def dataset_spec(name):
 
 
 def recommender_spec(name):
-    recs = config["study"]["recommenders"]
+    recs = config.get("recommenders", {})
     if name not in recs:
         raise ValueError(f"unknown recommender {name!r}; config defines {sorted(recs)}")
     return recs[name]
 
 
 def rank_files(wildcards):
+    """Rank files of the study's recommenders at the study's m."""
+    m = config["study"]["m"]
     return {
-        rec: f"results/{wildcards.dataset}/ranks/{rec}.npz"
+        rec: f"results/{wildcards.dataset}/ranks/m{m}/{rec}.npz"
         for rec in config["study"]["recommenders"]
     }
 

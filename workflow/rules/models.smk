@@ -6,15 +6,17 @@ rule ranks:
     input:
         "data/{dataset}/split.npz",
     output:
-        "results/{dataset}/ranks/{recommender}.npz",
+        "results/{dataset}/ranks/m{m}/{recommender}.npz",
     params:
         model=lambda wc: recommender_spec(wc.recommender),
         study=config["study"],
         seed=config["seed"],
+    wildcard_constraints:
+        m=r"\d+",
     threads: 2
     log:
-        "logs/{dataset}/ranks_{recommender}.log",
+        "logs/{dataset}/ranks_m{m}_{recommender}.log",
     benchmark:
-        "logs/benchmarks/{dataset}/ranks_{recommender}.tsv"
+        "logs/benchmarks/{dataset}/ranks_m{m}_{recommender}.tsv"
     script:
         "../scripts/ranks.py"

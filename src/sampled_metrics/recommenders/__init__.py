@@ -1,16 +1,18 @@
-"""Recommenders X (iALS), Y and Z (item-based CF) of KDD'20, one interface.
+"""Recommenders X (iALS), Y and Z (item-based CF) of KDD'20 and EASE (Jin et al.), one
+interface.
 
 ``fit(train_csr) -> self``; ``score(users)`` -> (len(users), n_items) float64;
 ``score_blocks(users, block_size)`` yields ``(user_block, scores)``.
 """
 from .base import Recommender, check_train
 from .ials import IALS, paper_loss
+from .ease import EASE
 from .itemknn import ItemKNN, topk_mask
 
-__all__ = ["Recommender", "IALS", "ItemKNN", "paper_loss", "topk_mask", "check_train",
+__all__ = ["Recommender", "IALS", "ItemKNN", "EASE", "paper_loss", "topk_mask", "check_train",
            "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender"]
 
-KINDS = {"ials": IALS, "itemknn": ItemKNN}
+KINDS = {"ials": IALS, "itemknn": ItemKNN, "ease": EASE}
 
 #: The paper's recommenders (appendix Sec. 9); ItemKNN's other defaults are the readings of
 #: eq. 27-30 that reproduce Table 3 (see :mod:`.itemknn`).
