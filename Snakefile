@@ -19,10 +19,12 @@ include: "workflow/rules/toy.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/study.smk"
+include: "workflow/rules/jin.smk"
 
 
 rule all:
     input:
         toy_targets(),
         study_targets(),
+        jin_targets(),
     default_target: True

@@ -202,3 +202,27 @@ def figure6(frame: pd.DataFrame, out_stem, title: str = "Figure 6") -> None:
     ax.legend(fontsize=8, ncol=2)
     fig.tight_layout()
     save(fig, out_stem)
+
+
+def rank_distribution_figure(frame: pd.DataFrame, out_stem, title: str) -> None:
+    """Estimated rank pmf (top row) and CDF = Recall@K (bottom row) per panel (Jin et al.
+    Figures 2-3); tidy ``panel, estimator, rank, pmf, cdf``."""
+    panels = list(dict.fromkeys(frame.panel))
+    fig, axes = plt.subplots(2, len(panels), figsize=(4.2 * len(panels), 6.5), squeeze=False)
+    for j, panel in enumerate(panels):
+        sub = frame[frame.panel == panel]
+        for est, grp in sub.groupby("estimator", sort=False):
+            exact = est == "exact"
+            style = dict(color="black", lw=2.0, ls="--", zorder=5) if exact else dict(lw=1.3)
+            axes[0, j].plot(grp["rank"], grp["pmf"], label=est, **style)
+            axes[1, j].plot(grp["rank"], grp["cdf"], label=est, **style)
+        axes[0, j].set_title(str(panel))
+        axes[0, j].set_ylabel("P(R)")
+        axes[1, j].set_ylabel("CDF = Recall@R")
+        axes[1, j].set_xlabel("rank R")
+        for ax in axes[:, j]:
+            ax.grid(alpha=0.3)
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    save(fig, out_stem)

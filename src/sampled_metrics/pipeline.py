@@ -20,6 +20,7 @@ import scipy.sparse as sp
 
 from . import data, figures
 from .evaluation import draw_negatives, evaluate
+from .metrics import parse_metric
 from .paper import KDD_TABLE3, KDD_TABLE4
 from .recommenders import make_recommender
 from .study import figure6_frame, rank_buckets, table3_frame, table4_frame
@@ -259,3 +260,61 @@ def study_figure6(dataset: str, rank_paths: dict, metric: str, points: int, esti
 
 def write_json(obj, path) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+# ----------------------------------------------------------------------------- Jin et al.
+
+def jin_recommender(dataset: str, recommender: str, rank_path, *, metrics, corrections,
+                    distributions, sampling: str, n_mode: str, out_csv, out_npz,
+                    options: dict | None = None, processes: int = 1) -> None:
+    """Per-repeat estimates (tidy CSV) and mean estimated P(R) (npz) of one recommender."""
+    from .jin import jin_estimates
+    arrays = load_ranks({recommender: rank_path})[recommender]
+    per_repeat, pmfs = jin_estimates(dataset, recommender, arrays, metrics, corrections,
+                                     distributions, sampling=sampling, n_mode=n_mode,
+                                     options=options, processes=processes)
+    write_csv(per_repeat, out_csv)
+    _atomic_savez(out_npz, m=np.array(arrays["m"]), **pmfs)
+
+
+def jin_tables(dataset: str, csv_paths, table2_metrics, outputs: dict) -> None:
+    """Jin et al. Table 2 (``table2_metrics`` only) and Table 4 (every metric) from the
+    per-recommender CSVs. ``outputs`` keys: table2, table2_md, table2_tex, table4, table4_md,
+    table4_tex."""
+    from .jin import jin_table2_frame, jin_winners_frame
+    per_repeat = pd.concat([pd.read_csv(p) for p in csv_paths], ignore_index=True)
+    t2 = jin_table2_frame(per_repeat)
+    keep = [parse_metric(x).name for x in table2_metrics]
+    t2 = t2[t2.metric.isin(keep)].reset_index(drop=True)
+    cells = pd.DataFrame({(r, mt): {e: _pct(a, b) for e, a, b in zip(g.estimator, g["mean"],
+                                                                       g["std"])}
+                          for (r, mt), g in t2.groupby(["recommender", "metric"], sort=False)}).T
+    cells = cells.reset_index().rename(columns={"level_0": "recommender", "level_1": "metric"})
+    write_table(t2, outputs["table2"], cells, outputs.get("table2_md"), outputs.get("table2_tex"),
+                title=f"Jin et al. Table 2 ({dataset}): estimated metric@K, mean ± std over "
+                      f"repeats, in %")
+    t4 = jin_winners_frame(per_repeat)
+    wide4 = t4.pivot_table(index="metric", columns="estimator", values="correct",
+                           sort=False).reset_index()
+    write_table(t4, outputs["table4"], wide4, outputs.get("table4_md"), outputs.get("table4_tex"),
+                float_format="{:.0f}",
+                title=f"Jin et al. Table 4 ({dataset}): repeats (of {int(t4.repeats.max())}) in "
+                      f"which each estimator picks the exact best recommender")
+
+
+def jin_figure(dataset: str, pmf_paths: dict, estimators, out_stem, data_csv, *, top: int,
+               title: str) -> pd.DataFrame:
+    """Jin et al. Figures 2-3: mean estimated P(R) and its CDF for R <= ``top`` against the
+    exact empirical distribution, one column per entry of ``pmf_paths`` (label -> npz)."""
+    rows = []
+    for label, path in pmf_paths.items():
+        z = np.load(path)
+        for est in ["exact", *estimators]:
+            p = z[est][:top]
+            cdf = np.cumsum(z[est])[:top]
+            rows.append(pd.DataFrame({"panel": label, "estimator": est,
+                                      "rank": np.arange(1, p.size + 1), "pmf": p, "cdf": cdf}))
+    frame = pd.concat(rows, ignore_index=True)
+    write_csv(frame, data_csv)
+    figures.rank_distribution_figure(frame, out_stem, title)
+    return frame

@@ -93,7 +93,7 @@ def _label(estimator: str) -> str:
 
 def estimator_table(sampled, n_u, m: int, metrics, estimators=ESTIMATORS,
                     sampling: str = "binomial", n_mode: str = "per_user",
-                    n_items: int | None = None, lookup=None) -> np.ndarray:
+                    n_items: int | None = None, lookup=None, processes: int = 1) -> np.ndarray:
     """Per-repeat estimates: array (len(metrics), len(estimators), repeats) of
     mean_u M^(r~_u) for sampled ranks ``sampled`` of shape (repeats, users).
 
@@ -107,7 +107,7 @@ def estimator_table(sampled, n_u, m: int, metrics, estimators=ESTIMATORS,
         raise ValueError(f"sampled ranks must lie in 1..m+1={m + 1}")
     n = _n_for_users(n_u, n_mode, n_items if n_items is not None else int(np.max(n_u)))
     if lookup is None:
-        lookup = _lookup_for(np.unique(n), m, metrics, estimators, sampling)
+        lookup = _lookup_for(np.unique(n), m, metrics, estimators, sampling, processes)
     n_values, V = lookup
     index = np.searchsorted(n_values, n)
     if np.any(index >= n_values.size) or np.any(n_values[np.minimum(index, n_values.size - 1)] != n):

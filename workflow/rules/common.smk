@@ -59,3 +59,16 @@ def study_targets():
         out += [f"results/{d}/split_info.json", f"results/{d}/rank_facts.csv"]
     out += expand("figures/figure{i}.{ext}", i=[5, 6], ext=["pdf", "png"])
     return out
+
+
+def jin_targets():
+    """Jin et al. Tables 2 and 4, Figures 2 and 3 for every dataset of the study."""
+    if not config.get("jin", {}).get("enabled", False):
+        return []
+    out = []
+    for d in study_datasets():
+        out += expand("results/{d}/jin_table{i}.{ext}", d=d, i=[2, 4], ext=["csv", "md", "tex"])
+        out += expand("figures/{d}/jin_figure{i}.{ext}", d=d, i=[2, 3], ext=["pdf", "png"])
+    if study_datasets():
+        out += expand("figures/jin_figure{i}.{ext}", i=[2, 3], ext=["pdf", "png"])
+    return out

@@ -58,16 +58,16 @@ rule figure6:
 
 
 rule paper_figure:
-    # The paper's Figures 5 and 6 are of MovieLens-1M: figures/figure5.pdf is a copy of
-    # figures/ml-1m/figure5.pdf (the first dataset of study.datasets).
+    # The papers' MovieLens figures: figures/figure5.pdf is a copy of
+    # figures/ml-1m/figure5.pdf (the first dataset of study.datasets); same for 6 and Jin's.
     input:
-        "figures/{main}/figure{i}.{ext}".format(main=main_dataset(), i="{i}", ext="{ext}"),
+        "figures/{main}/{name}.{ext}".format(main=main_dataset(), name="{name}", ext="{ext}"),
     output:
-        "figures/figure{i}.{ext}",
+        "figures/{name}.{ext}",
     wildcard_constraints:
-        i="[56]",
+        name="figure5|figure6|jin_figure2|jin_figure3",
         ext="pdf|png",
     log:
-        "logs/figure{i}_{ext}.log",
+        "logs/{name}_{ext}.log",
     shell:
         "cp {input} {output} 2> {log}"

@@ -1,0 +1,131 @@
+"""The experiments of Jin et al. (AAAI'21) on our ranks: metric@K estimated from an estimated
+rank distribution P^(r) (MLE, weighted MLE, MES, BV-derived) beside the KDD'20 corrections
+(CLS, BV), their Tables 2 and 4 and Figures 2-3.
+
+For every recommender and repeat the sampled ranks r~_u (u = 1..users) give the histogram
+P~(r~); each P(R) estimator turns it into P^(r), r = 1..n with n = |I| (one mixture for all
+users, as Jin et al. eq. 18), and metric@K = sum_r P^(r) M(r) (eq. 14). The KDD'20
+corrections use the n of the study (``n_mode``: per-user n_u or |I|), as in Table 3.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+
+from .estimators import (bv_distribution, mes, metric_from_distribution, mle,
+                         sampled_rank_histogram, weight_function)
+from .metrics import parse_metric
+from .study import estimator_table, exact_metric
+
+__all__ = ["DISTRIBUTION_ESTIMATORS", "estimate_distribution", "jin_estimates",
+           "jin_table2_frame", "jin_winners_frame"]
+
+log = logging.getLogger(__name__)
+
+#: P(R) estimators of Jin et al. and their default options
+DISTRIBUTION_ESTIMATORS = {
+    "mle": {},
+    "wmle": {"weight": "ndcg", "C": 10},
+    "mes": {"eta": 0.001},
+}
+
+
+def estimate_distribution(name: str, hist, n: int, m: int, sampling: str,
+                          options: dict | None = None) -> np.ndarray:
+    """P^ for one histogram: ``mle``, ``wmle``, ``mes`` or ``bv_<gamma>`` (eq. 15)."""
+    opts = dict(DISTRIBUTION_ESTIMATORS.get(name, {}), **(options or {}))
+    if name == "mle":
+        return mle(hist, n, m, sampling, **opts)[0]
+    if name == "wmle":
+        weights = weight_function(opts.pop("weight"), opts.pop("C"))
+        return mle(hist, n, m, sampling, weights=weights, **opts)[0]
+    if name == "mes":
+        return mes(hist, n, m, sampling, **opts)[0]
+    if name.startswith("bv_"):
+        return bv_distribution(hist, n, m, float(name[3:]), sampling)
+    raise ValueError(f"unknown rank-distribution estimator {name!r}; expected mle, wmle, mes "
+                     f"or bv_<gamma>")
+
+
+def jin_estimates(dataset: str, recommender: str, arrays: dict, metrics, corrections,
+                  distributions, *, sampling: str, n_mode: str, options: dict | None = None,
+                  processes: int = 1) -> tuple[pd.DataFrame, dict]:
+    """Per-repeat estimates of each metric for one recommender.
+
+    Parameters
+    ----------
+    arrays : mapping with ``exact``, ``n_u``, ``sampled`` (repeats x users), ``m``, ``n_items``
+    metrics : metric names (e.g. recall@K, ndcg@K, ap@K for several K)
+    corrections : KDD'20 corrections applied per user (e.g. ``cls``, ``bv_0.1``)
+    distributions : P(R) estimators (``mle``, ``wmle``, ``mes``, ``bv_0.1`` ...)
+    options : {estimator: options} overriding :data:`DISTRIBUTION_ESTIMATORS`
+
+    Returns
+    -------
+    per_repeat : tidy frame ``dataset, recommender, metric, estimator, repeat, value``
+        (estimator ``exact`` repeats the exact value in every repeat)
+    mean_pmf : {estimator: mean over repeats of P^, plus 'exact': the empirical P(R)}
+    """
+    metrics = [parse_metric(x).name for x in metrics]
+    sampled, n_u, m, n = arrays["sampled"], arrays["n_u"], arrays["m"], arrays["n_items"]
+    repeats = sampled.shape[0]
+    weights = np.stack([parse_metric(x).weights(n) for x in metrics])      # K x n
+    rows = []
+
+    def add(estimator, values):                                            # values: K x R
+        for k, metric in enumerate(metrics):
+            rows.append(pd.DataFrame({"dataset": dataset, "recommender": recommender,
+                                      "metric": metric, "estimator": estimator,
+                                      "repeat": np.arange(repeats), "value": values[k]}))
+
+    add("exact", np.array([[exact_metric(x, arrays["exact"], n_u)] * repeats for x in metrics]))
+    if corrections:
+        est = estimator_table(sampled, n_u, m, metrics, corrections, sampling, n_mode, n,
+                              processes=processes)
+        for e, name in enumerate(corrections):
+            add(name, est[:, e, :])
+    ranks = np.floor(np.asarray(arrays["exact"])).astype(np.int64)
+    mean_pmf = {"exact": np.bincount(ranks - 1, minlength=n)[:n] / ranks.size}
+    for name in distributions:
+        values, total = np.empty((len(metrics), repeats)), np.zeros(n)
+        for j in range(repeats):
+            p = estimate_distribution(name, sampled_rank_histogram(sampled[j], m), n, m,
+                                      sampling, (options or {}).get(name))
+            values[:, j] = weights @ p
+            total += p
+        mean_pmf[name] = total / repeats
+        add(name, values)
+        log.info("%s/%s: %s over %d repeats done", dataset, recommender, name, repeats)
+    return pd.concat(rows, ignore_index=True), mean_pmf
+
+
+def jin_table2_frame(per_repeat: pd.DataFrame) -> pd.DataFrame:
+    """Jin et al. Table 2: mean and std (ddof = 1) over repeats of each estimate
+    (``dataset, recommender, metric, estimator, mean, std``; std 0 for exact)."""
+    grouped = per_repeat.groupby(["dataset", "recommender", "metric", "estimator"], sort=False)
+    out = grouped["value"].agg(["mean", "std"]).reset_index()
+    out.loc[out.estimator == "exact", "std"] = 0.0
+    return out
+
+
+def jin_winners_frame(per_repeat: pd.DataFrame) -> pd.DataFrame:
+    """Jin et al. Table 4: in how many repeats each estimator picks the same best
+    recommender (largest metric) as the exact metric (``dataset, metric, estimator,
+    correct, repeats``). A tie for the best counts as wrong."""
+    rows = []
+    for (dataset, metric), grp in per_repeat.groupby(["dataset", "metric"], sort=False):
+        wide = grp.pivot_table(index=["estimator", "repeat"], columns="recommender",
+                               values="value")
+        exact = wide.loc["exact"].iloc[0]
+        best = exact.idxmax()
+        for estimator in dict.fromkeys(grp.estimator):
+            if estimator == "exact":
+                continue
+            vals = wide.loc[estimator]
+            top = vals.max(axis=1)
+            unique = (vals.eq(top, axis=0).sum(axis=1) == 1)
+            correct = int(((vals.idxmax(axis=1) == best) & unique).sum())
+            rows.append((dataset, metric, estimator, correct, len(vals)))
+    return pd.DataFrame(rows, columns=["dataset", "metric", "estimator", "correct", "repeats"])
