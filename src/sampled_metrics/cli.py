@@ -75,6 +75,22 @@ def _cmd_correct(args) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["metric", "method", "value", "std_error"])
 
 
+def _cmd_estimate(args) -> pd.DataFrame:
+    from .estimators import estimate_rank_distribution, metric_from_distribution
+    n, m = check_nm(args.n, args.m, args.sampling)
+    ranks = read_sampled_ranks(args.ranks, m, args.column)
+    metrics = parse_metrics(args.metric)
+    rows = []
+    for method in [s.strip() for s in args.method.split(",") if s.strip()]:
+        options = {"eta": args.eta} if method == "mes" else {}
+        if method == "wmle":
+            options = {"weight": args.weight, "C": args.C}
+        p = estimate_rank_distribution(ranks, n, m, method, args.sampling, **options)
+        rows += [(metric.name, method, metric_from_distribution(metric, p))
+                 for metric in metrics]
+    return pd.DataFrame(rows, columns=["metric", "method", "value"])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sampled-metrics",
@@ -108,6 +124,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("table", "csv"), default="table",
                    help="output format (default: aligned table)")
     p.set_defaults(func=_cmd_correct)
+
+    e = sub.add_parser(
+        "estimate", help="metrics from an estimated rank distribution (Jin et al.)",
+        description="Estimate the distribution P(r) of true ranks r = 1..n from sampled ranks "
+                    "(Jin et al. AAAI'21) and print metric@K = sum_r P(r) M(r) (their eq. 14): "
+                    "mle (EM on the mixture of binomials, eq. 19-21), wmle (weighted, eq. 22-23), "
+                    "mes (maximal entropy with squared distance, eq. 24-27), bv_<gamma> (from "
+                    "KDD'20 BV corrections of Recall@r, eq. 15).")
+    e.add_argument("--ranks", required=True, help="file: one integer rank per line, or a CSV "
+                   "with a header (then give --column)")
+    e.add_argument("--column", help="CSV column holding the sampled ranks")
+    e.add_argument("--n", type=int, required=True, help="number of items (true ranks 1..n)")
+    e.add_argument("--m", type=int, required=True, help="number of sampled irrelevant items")
+    e.add_argument("--metric", default="recall@10,ndcg@10,ap@10",
+                   help="comma-separated metrics; default %(default)s")
+    e.add_argument("--method", default="mle,wmle,mes,bv_0.1",
+                   help="comma-separated estimators: mle, wmle, mes, bv_<gamma>; "
+                        "default %(default)s")
+    e.add_argument("--eta", type=float, default=0.001, help="MES entropy weight (eq. 26)")
+    e.add_argument("--weight", choices=("ndcg", "ap", "none"), default="ndcg",
+                   help="WMLE weight w(r~) = M(r~/C) (after eq. 23)")
+    e.add_argument("--C", type=float, default=10.0, help="WMLE weight constant C")
+    e.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
+                   help="with replacement (binomial, default) or without (hypergeometric)")
+    e.add_argument("--format", choices=("table", "csv"), default="table")
+    e.set_defaults(func=_cmd_estimate)
     return parser
 
 
