@@ -117,7 +117,7 @@ def test_prepare_archive_rejects_bad_md5(tmp_path):
     ok = prepare_archive("x", {"format": "ml-1m", "path": str(src), "md5": md5sum(src)},
                          tmp_path / "out" / "x.zip")
     assert md5sum(ok) == md5sum(src)
-    with pytest.raises(ValueError, match="unknown format"):
+    with pytest.raises(ValueError, match="unknown dataset format"):
         prepare_archive("x", {"format": "csv"}, tmp_path / "y.zip")
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from . import data, figures
+from . import data, figures, formats
 from .evaluation import draw_negatives, evaluate
 from .metrics import parse_metric
 from .paper import KDD_TABLE3, KDD_TABLE4
@@ -26,20 +26,13 @@ from .recommenders import make_recommender
 from .study import figure6_frame, rank_buckets, table3_frame, table4_frame
 from .tables import atomic_write_text, write_csv, write_table
 
-__all__ = ["derive_seed", "DATASET_FORMATS", "prepare_archive", "make_split", "load_split",
+__all__ = ["derive_seed", "prepare_archive", "make_split", "load_split",
            "rank_recommender", "load_ranks", "study_tables", "study_figure5", "study_figure6"]
 
 log = logging.getLogger(__name__)
 
 #: the dataset of KDD'20 Sec. 6: only its tables get the paper's numbers beside ours
 PAPER_DATASET = "ml-1m"
-
-#: file formats of ``datasets.<name>.format``: member of the archive and field separator
-DATASET_FORMATS = {
-    "ml-1m": {"member": "ml-1m/ratings.dat", "sep": "::"},
-    "synthetic": {"member": "ml-1m/ratings.dat", "sep": "::"},
-}
-
 
 def derive_seed(seed: int, *keys) -> int:
     """A 32-bit seed derived from the master seed and string/int keys (dataset, purpose)."""
@@ -63,15 +56,23 @@ def _atomic_savez(path, **arrays) -> None:
 # ----------------------------------------------------------------------------- data
 
 def prepare_archive(name: str, spec: dict, out) -> Path:
-    """Put dataset ``name``'s archive at ``out``: generate it (format ``synthetic``), copy
-    the local ``path`` or download ``url``; the MD5 must equal ``spec['md5']``."""
-    fmt = spec.get("format")
-    if fmt not in DATASET_FORMATS:
-        raise ValueError(f"dataset {name!r}: unknown format {fmt!r}; expected one of "
-                         f"{', '.join(DATASET_FORMATS)}")
-    if fmt == "synthetic":
-        params = {k: v for k, v in spec.items() if k not in ("format",)}
+    """Put dataset ``name``'s archive at ``out``: generate it (format ``synthetic``), pack the
+    NCF files (format ``ncf``), copy the local ``path`` or download ``url``. The archive's
+    MD5 must equal ``spec['md5']`` (optional for ``ncf``, whose authors publish none)."""
+    fmt = formats.get_format(spec.get("format"))
+    if fmt.name == "synthetic":
+        params = {k: v for k, v in spec.items() if k in ("n_users", "n_items", "seed")}
         return data.synthetic_ratings(out, **params)
+    if fmt.name == "ncf":
+        if not spec.get("path") or not spec.get("prefix"):
+            raise ValueError(f"dataset {name!r}: format 'ncf' needs 'path' and 'prefix'")
+        packed = formats.pack_ncf(spec["path"], spec["prefix"], out)
+        if spec.get("md5") and data.md5sum(packed) != spec["md5"]:
+            actual = data.md5sum(packed)
+            Path(packed).unlink(missing_ok=True)
+            raise data.DataError(f"dataset {name!r}: packed NCF files have MD5 {actual}, "
+                                 f"expected {spec['md5']}")
+        return packed
     if not spec.get("md5"):
         raise ValueError(f"dataset {name!r}: 'md5' is required to check the archive")
     local = spec.get("path")
@@ -80,22 +81,37 @@ def prepare_archive(name: str, spec: dict, out) -> Path:
     return data.fetch_archive(spec.get("url"), spec["md5"], out, local_path=local)
 
 
-def make_split(archive, fmt: str, out) -> dict:
-    """Parse, binarise, index and split (leave-last-out) a dataset archive into ``out``
-    (npz: train CSR arrays, held-out items, evaluated users, raw id maps). Returns counts."""
-    spec = DATASET_FORMATS[fmt]
-    ratings = data.read_ratings(archive, member=spec["member"], sep=spec["sep"])
-    interactions, user_ids, item_ids = data.index_interactions(ratings)
-    split = data.leave_last_out(interactions, len(user_ids), len(item_ids))
+def make_split(archive, spec: dict | str, out) -> dict:
+    """Read a dataset archive in its format (``spec['format']``), binarise, index and split it
+    leave-last-out (or take the split as given, format ``ncf``) into ``out`` (npz: train CSR
+    arrays, held-out items, evaluated users, raw id maps, fixed negatives if any).
+    Returns counts."""
+    spec = {"format": spec} if isinstance(spec, str) else dict(spec)
+    fmt = formats.get_format(spec.get("format"))
+    extra = {}
+    if fmt.kind == "split":
+        split, meta = fmt.read_split(archive, spec)
+        user_ids, item_ids = np.arange(split.n_users), np.arange(split.n_items)
+        if meta.get("negatives") is not None:
+            extra["negatives"] = meta["negatives"]
+        info = dict(meta.get("counts", {}))
+    else:
+        ratings = fmt.read(archive, spec)
+        interactions, user_ids, item_ids = data.index_interactions(ratings)
+        if "user_ids" in ratings.attrs:      # string ids: keep the original labels
+            user_ids = np.asarray(ratings.attrs["user_ids"])[user_ids].astype(str)
+            item_ids = np.asarray(ratings.attrs["item_ids"])[item_ids].astype(str)
+        split = data.leave_last_out(interactions, len(user_ids), len(item_ids))
+        info = {"ratings": int(len(ratings)), "interactions": int(len(interactions))}
     train = split.train.tocsr()
     _atomic_savez(out, indptr=train.indptr, indices=train.indices, shape=np.array(train.shape),
                   test_items=split.test_items, users=split.users,
-                  n_dropped=np.array(split.n_dropped), user_ids=user_ids, item_ids=item_ids)
-    info = {"ratings": int(len(ratings)), "interactions": int(len(interactions)),
-            "users": int(len(user_ids)), "items": int(len(item_ids)),
-            "train_interactions": int(train.nnz), "evaluated_users": int(split.users.size),
-            "dropped_users": int(split.n_dropped)}
-    log.info("split: %s", json.dumps(info))
+                  n_dropped=np.array(split.n_dropped), user_ids=user_ids, item_ids=item_ids,
+                  **extra)
+    info.update({"format": fmt.name, "users": int(split.n_users), "items": int(split.n_items),
+                 "train_interactions": int(train.nnz), "evaluated_users": int(split.users.size),
+                 "dropped_users": int(split.n_dropped)})
+    log.info("split: %s", json.dumps(info, sort_keys=True))
     return info
 
 

@@ -19,7 +19,7 @@ rule split:
         split="data/{dataset}/split.npz",
         info="results/{dataset}/split_info.json",
     params:
-        fmt=lambda wc: dataset_spec(wc.dataset)["format"],
+        spec=lambda wc: dataset_spec(wc.dataset),
     log:
         "logs/{dataset}/split.log",
     benchmark:

@@ -2,5 +2,5 @@ from sampled_metrics.logs import script_logging
 from sampled_metrics.pipeline import make_split, write_json
 
 with script_logging(snakemake):
-    info = make_split(snakemake.input[0], snakemake.params.fmt, snakemake.output.split)
+    info = make_split(snakemake.input[0], snakemake.params.spec, snakemake.output.split)
     write_json(info, snakemake.output.info)

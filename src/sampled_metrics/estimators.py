@@ -1,0 +1,453 @@
+"""Estimators of the true-rank distribution from sampled ranks (Jin et al., AAAI'21).
+
+Instead of correcting each metric (KDD'20), estimate the distribution P(r) of true ranks
+once and read every metric off it (Jin et al. eq. 13-14):
+
+    metric@K ~= sum_{r=1}^{n} P^(r) M(r).
+
+All estimators see the data only through the histogram of sampled ranks
+P~(r~) = (1/U) sum_u 1[r~_u = r~], r~ = 1..m+1 (:func:`sampled_rank_histogram`), and the
+mixture matrix A[r - 1, r~ - 1] = p(r~ | r) (:func:`mixture_matrix`, eq. 16-18): the sampled
+rank follows the mixture p(r~ | pi) = sum_r pi_r p(r~ | r) = (A^T pi)[r~ - 1].
+
+==========  ===============================================================  ==========
+method      estimate                                                         Jin et al.
+==========  ===============================================================  ==========
+``mle``     argmax_pi sum_r~ P~(r~) log (A^T pi)(r~), by EM                  eq. 19-21
+``wmle``    the same with weights w(r~) on the sampled ranks                 eq. 22-23
+``mes``     argmax_pi eta H(pi) - sum_r~ P~(r~) ((A^T pi)(r~) - P~(r~))^2    eq. 24-27
+``bv``      differences of KDD'20 BV Recall@r corrections                    eq. 15
+==========  ===============================================================  ==========
+
+Notation as in the package: Jin et al.'s N, n, R, r are our n, m + 1, r, r~.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from functools import lru_cache
+
+import numpy as np
+from scipy import linalg, special
+
+from .corrections import _check_prior, _solve_bv, parse_method, rank_law_moments
+from .metrics import parse_metric
+from .sampling import check_nm, rank_pmf
+
+__all__ = ["sampled_rank_histogram", "mixture_matrix", "mle", "weight_function", "mes",
+           "mes_kkt_residual", "bv_distribution", "estimate_rank_distribution",
+           "metric_from_distribution", "ESTIMATION_METHODS"]
+
+log = logging.getLogger(__name__)
+
+ESTIMATION_METHODS = ("mle", "wmle", "mes", "bv")
+#: Entries of A per block in the fused EM pass (800 kB: the block stays in L2 cache).
+EM_BLOCK_ENTRIES = 100_000
+
+
+def sampled_rank_histogram(sampled_ranks, m: int, normalize: bool = True) -> np.ndarray:
+    """Histogram of sampled ranks, P~(r~) = (1/U) sum_u 1[r~_u = r~] (Jin et al. eq. 8, 21).
+
+    Parameters
+    ----------
+    sampled_ranks : array_like of int
+        Sampled ranks r~ in 1..m+1 (any shape, non-empty).
+    m : int
+        Number of sampled irrelevant items.
+    normalize : bool
+        Frequencies (sum 1, default) or counts.
+
+    Returns
+    -------
+    ndarray of length m + 1; entry ``r~ - 1`` is P~(r~) (or the count).
+    """
+    m = _check_m(m)
+    s = np.asarray(sampled_ranks).reshape(-1)
+    if s.size == 0:
+        raise ValueError("need at least one sampled rank, got none")
+    if not np.issubdtype(s.dtype, np.integer):
+        if not (np.issubdtype(s.dtype, np.number) and np.all(np.mod(s, 1) == 0)):
+            raise ValueError("sampled ranks must be integers")
+        s = s.astype(np.int64)
+    if s.min() < 1 or s.max() > m + 1:
+        raise ValueError(f"sampled ranks must lie in 1..m+1={m + 1}, got {s.min()}..{s.max()}")
+    counts = np.bincount(s - 1, minlength=m + 1)
+    return counts / s.size if normalize else counts
+
+
+def mixture_matrix(n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+    """The n x (m+1) matrix A[r - 1, r~ - 1] = p(r~ | r) (Jin et al. eq. 16-18).
+
+    binomial (eq. 16):  p(r~ | r) = C(m, r~-1) theta_r^(r~-1) (1 - theta_r)^(m-r~+1),
+                        theta_r = (r - 1)/(n - 1)  (eq. 17);
+    hypergeometric:     sampling without replacement (see :mod:`sampled_metrics.sampling`).
+
+    Rows come from :func:`sampled_metrics.sampling.rank_pmf`, built in blocks of rows (peak
+    memory ~ the result: 80 MB for n = 1e5, m = 99). The result is cached per
+    (n, m, sampling) and read-only.
+    """
+    n, m = check_nm(n, m, sampling)
+    return _mixture_matrix(n, m, sampling)
+
+
+@lru_cache(maxsize=4)
+def _mixture_matrix(n: int, m: int, sampling: str) -> np.ndarray:
+    A = np.empty((n, m + 1))
+    rows = max(1, 2_000_000 // (m + 1))
+    for lo in range(0, n, rows):
+        A[lo:lo + rows] = rank_pmf(np.arange(lo + 1, min(n, lo + rows) + 1), n, m, sampling)
+    A.flags.writeable = False
+    return A
+
+
+def weight_function(kind: str = "ndcg", C: float = 10):
+    """Weights of the weighted MLE on sampled ranks (Jin et al. after eq. 23).
+
+    ``'ndcg'``: w(r~) = M_NDCG(r~/C) = 1 / log2(r~/C + 1);
+    ``'ap'``:   w(r~) = M_AP(r~/C) = C / r~;
+    ``'none'``: w(r~) = 1 (plain MLE).
+
+    C > 0 slows the decay (Jin et al. use C > 1). Returns a vectorised function of r~.
+    """
+    if kind not in ("ndcg", "ap", "none"):
+        raise ValueError(f"unknown weight kind {kind!r}; expected 'ndcg', 'ap' or 'none'")
+    C = float(C)
+    if not (np.isfinite(C) and C > 0):
+        raise ValueError(f"weight constant C must be positive, got {C}")
+    if kind == "ndcg":
+        return lambda s: 1.0 / np.log2(np.asarray(s, dtype=np.float64) / C + 1.0)
+    if kind == "ap":
+        return lambda s: C / np.asarray(s, dtype=np.float64)
+    return lambda s: np.ones(np.shape(s))
+
+
+def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
+        max_iter: int = 10_000, tol: float = 1e-8, init=None) -> tuple[np.ndarray, dict]:
+    """(Weighted) maximum likelihood P^ by EM on the histogram (Jin et al. eq. 19-23, 29).
+
+    With h(r~) = P~(r~) w(r~) / sum_s P~(s) w(s) (w = 1: plain MLE), EM iterates (eq. 21, 23)
+
+        pi_r <- pi_r sum_{r~} h(r~) p(r~ | r) / (A^T pi)(r~),
+
+    which never decreases the (weighted, per-user) log-likelihood (eq. 19, 22 over sum w)
+
+        L(pi) = sum_{r~} h(r~) log (A^T pi)(r~).
+
+    One iteration costs O(n (m+1)) (one fused pass over A in cache-sized blocks), never
+    O(n * users). The MLE is not unique in pi (n >> m + 1 mixture components), so the result
+    is *the EM path from ``init``* stopped at a relative change of L below ``tol``; with the
+    uniform start this is Jin et al.'s estimator. Measured (m = 99, 6040 users, tol 1e-8):
+    n = 3706 stops after ~1200 iterations in 0.2 s, n = 1e5 after ~900 in ~6 s (7 ms per
+    iteration). The weighted fixed point fits A^T pi to the w-tilted histogram h, so WMLE
+    moves mass to small ranks by construction.
+
+    Parameters
+    ----------
+    hist : array_like of length m + 1
+        Histogram of sampled ranks (counts or frequencies; normalised here).
+    n, m : int
+    sampling : {'binomial', 'hypergeometric'}
+    weights : array of length m + 1 or callable, optional
+        w(r~) >= 0 (e.g. :func:`weight_function`); None for the plain MLE.
+    max_iter : int
+    tol : float
+        Stop when |L_k - L_{k-1}| <= tol |L_{k-1}|.
+    init : array of length n, optional
+        Starting pi (normalised here); uniform 1/n by default. Zeros stay zero.
+
+    Returns
+    -------
+    pi : ndarray of length n
+        Estimated P(r), non-negative, sums to 1.
+    info : dict
+        ``loglik`` (trace: L at the start and after each iteration, non-decreasing),
+        ``iterations``, ``converged``, ``seconds``.
+    """
+    n, m = check_nm(n, m, sampling)
+    h = _check_hist(hist, m)
+    if weights is not None:
+        w = np.asarray(weights(np.arange(1, m + 2)) if callable(weights) else weights,
+                       dtype=np.float64)
+        if w.shape != (m + 1,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise ValueError(f"weights must be {m + 1} finite non-negative numbers")
+        h = h * w
+        if h.sum() <= 0:
+            raise ValueError("weights are zero on every observed sampled rank")
+        h = h / h.sum()
+    max_iter, tol = _check_stopping(max_iter, tol)
+    if init is None:
+        pi = np.full(n, 1.0 / n)
+    else:
+        pi = np.asarray(init, dtype=np.float64)
+        if pi.shape != (n,) or not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
+            raise ValueError(f"init must be {n} finite non-negative numbers, not all zero")
+        pi = pi / pi.sum()
+    A = mixture_matrix(n, m, sampling)
+    obs = h > 0
+    q = pi @ A
+    if np.any(q[obs] <= 0):
+        raise ValueError("init gives probability 0 to an observed sampled rank")
+    trace = [float(h[obs] @ np.log(q[obs]))]
+    rows = max(1, EM_BLOCK_ENTRIES // (m + 1))
+    start, converged, it = time.perf_counter(), False, 0
+    ratio = np.zeros(m + 1)
+    for it in range(1, max_iter + 1):
+        ratio[obs] = h[obs] / q[obs]
+        q = np.zeros(m + 1)
+        for lo in range(0, n, rows):     # pi <- pi * (A ratio); q <- A^T pi, one pass
+            block = A[lo:lo + rows]
+            pi[lo:lo + rows] *= block @ ratio
+            q += pi[lo:lo + rows] @ block
+        total = pi.sum()                 # = 1 up to rounding
+        pi /= total
+        q /= total
+        trace.append(float(h[obs] @ np.log(q[obs])))
+        if it % 1000 == 0:
+            log.debug("mle: iteration %d, loglik %.12g", it, trace[-1])
+        if abs(trace[-1] - trace[-2]) <= tol * abs(trace[-2]):
+            converged = True
+            break
+    seconds = time.perf_counter() - start
+    (log.info if converged else log.warning)(
+        "mle: n=%d m=%d %s: %d iterations, loglik %.10g, %s in %.2f s", n, m, sampling, it,
+        trace[-1], "converged" if converged else f"NOT converged (tol {tol:g})", seconds)
+    return pi, {"loglik": np.array(trace), "iterations": it, "converged": converged,
+                "seconds": seconds}
+
+
+def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
+        max_iter: int = 100, tol: float = 1e-10) -> tuple[np.ndarray, dict]:
+    """Maximal entropy with minimal distribution bias (Jin et al. eq. 24-27).
+
+    Solves  max_pi  eta H(pi) - E(pi)  over the simplex (pi >= 0, sum pi = 1), with
+    H(pi) = -sum_r pi_r log pi_r (eq. 24) and E(pi) = sum_{r~} P~(r~) (q(r~) - P~(r~))^2,
+    q = A^T pi (eq. 25).
+
+    Solver: Newton's method on the exact Fenchel dual. Writing E as
+    E(q) = max_y y.q - E*(y), E*(y) = sum_{r~} y P~ + y^2 / (4 P~) (over observed r~), and
+    minimising over the simplex in closed form (Gibbs distribution) gives the smooth,
+    unconstrained, strongly convex dual in only k <= m + 1 variables
+
+        min_y F(y) = y.P~ + sum y^2 / (4 P~) + eta log sum_r exp(-(A y)_r / eta),
+        pi(y) = softmax(-A y / eta),
+
+    grad F = P~ + y / (2 P~) - A^T pi,  Hess F = diag(1/(2 P~)) + A^T (diag pi - pi pi^T) A / eta.
+    Strong duality holds (Slater), so pi(y*) is the exact optimum; it is strictly positive
+    and sums to 1 by construction, and the KKT spread of the primal gradient equals the
+    spread of A (2 P~ * grad F), which we drive to ``tol * eta``. Damped Newton (Armijo
+    backtracking) converges quadratically, in ~6-10 iterations of O(n k^2) each, to a KKT
+    spread ~1e-16. Measured (m = 99, 6040 users, eta = 0.001): 0.03 s for n = 3706, 0.8 s
+    for n = 1e5. Alternatives on the n primal variables, n = 3706: scipy SLSQP ~60 s per
+    iteration (dense n x n quasi-Newton QP); exponentiated gradient (mirror descent with
+    backtracking) 54,000 iterations in 60 s and still a KKT spread of 4e-9.
+
+    Parameters
+    ----------
+    hist : array_like of length m + 1
+        Histogram of sampled ranks (counts or frequencies; normalised here).
+    n, m : int
+    sampling : {'binomial', 'hypergeometric'}
+    eta : float > 0
+        Weight of the entropy (Jin et al.'s eta).
+    max_iter : int
+        Maximum number of Newton iterations.
+    tol : float
+        Stop when the KKT spread max_r g_r - min_r g_r of the primal gradient
+        g = grad(eta H - E)(pi) is at most tol * eta.
+
+    Returns
+    -------
+    pi : ndarray of length n
+    info : dict
+        ``iterations``, ``converged``, ``kkt`` (the spread), ``objective`` (eta H - E),
+        ``gap`` (duality gap, >= 0 up to rounding), ``seconds``.
+    """
+    n, m = check_nm(n, m, sampling)
+    P = _check_hist(hist, m)
+    eta = _check_eta(eta)
+    max_iter, tol = _check_stopping(max_iter, tol)
+    A = mixture_matrix(n, m, sampling)
+    obs = P > 0
+    if not obs.all():
+        A = A[:, obs]
+    P = P[obs]
+    start = time.perf_counter()
+
+    def dual(y):
+        u = -(A @ y) / eta
+        lse = special.logsumexp(u)
+        return y @ P + (y * y / (4 * P)).sum() + eta * lse, u - lse
+
+    def kkt_state(y, logpi):
+        pi = np.exp(logpi)
+        q = pi @ A
+        grad = P + y / (2 * P) - q
+        g = A @ (2 * P * grad)          # primal gradient up to a constant (see docstring)
+        return pi, q, grad, float(g.max() - g.min())
+
+    y = np.zeros(P.size)
+    F, logpi = dual(y)
+    converged, it = False, 0
+    for it in range(max_iter + 1):
+        pi, q, grad, kkt = kkt_state(y, logpi)
+        if kkt <= tol * eta or it == max_iter:
+            converged = kkt <= tol * eta
+            break
+        B = A * np.sqrt(pi)[:, None]
+        H = (B.T @ B - np.outer(q, q)) / eta
+        H[np.diag_indices_from(H)] += 1 / (2 * P)
+        d = -linalg.cho_solve(linalg.cho_factor(H), grad)
+        decrement, t = -grad @ d, 1.0
+        while True:
+            F_new, logpi_new = dual(y + t * d)
+            if F_new <= F - 1e-4 * t * decrement + 1e-15 * abs(F) or t < 1e-10:
+                break
+            t /= 2
+        y, F, logpi = y + t * d, F_new, logpi_new
+        log.debug("mes: Newton iteration %d, step %g, KKT spread before %.3g", it + 1, t, kkt)
+    objective = float(-eta * (pi @ logpi) - P @ (q - P) ** 2)
+    seconds = time.perf_counter() - start
+    (log.info if converged else log.warning)(
+        "mes: n=%d m=%d %s eta=%g: %d Newton iterations, KKT spread %.3g, %s in %.2f s", n,
+        m, sampling, eta, it, kkt, "converged" if converged else "NOT converged", seconds)
+    return pi, {"iterations": it, "converged": converged, "kkt": kkt, "objective": objective,
+                "gap": float(F - objective), "seconds": seconds}
+
+
+def mes_kkt_residual(pi, hist, n: int, m: int, sampling: str = "binomial",
+                     eta: float = 0.001) -> float:
+    """KKT spread of MES (eq. 26-27) at ``pi``: max_r g_r - min_r g_r, with the gradient
+
+        g_r = d(eta H - E)/d pi_r = -eta (log pi_r + 1) - 2 sum_{r~} p(r~|r) P~(r~) (q - P~)(r~).
+
+    The optimum is interior (the entropy gradient is +inf at 0), so it is the point of the
+    simplex where all g_r are equal (to the multiplier of sum pi = 1): the spread is 0
+    there. Returns inf if some pi_r <= 0.
+    """
+    n, m = check_nm(n, m, sampling)
+    P = _check_hist(hist, m)
+    eta = _check_eta(eta)
+    pi = np.asarray(pi, dtype=np.float64)
+    if pi.shape != (n,):
+        raise ValueError(f"pi must be a vector of length n={n}, got shape {pi.shape}")
+    if np.any(pi <= 0):
+        return float("inf")
+    A = mixture_matrix(n, m, sampling)
+    g = -eta * (np.log(pi) + 1) - 2 * (A @ (P * (pi @ A - P)))
+    return float(g.max() - g.min())
+
+
+def bv_distribution(hist, n: int, m: int, gamma: float, sampling: str = "binomial",
+                    prior=None) -> np.ndarray:
+    """P^ from the KDD'20 BV corrections of Recall@r (Jin et al. eq. 15).
+
+    P^(r) = Recall^_BV(r) - Recall^_BV(r - 1) = P~^T ((1 - gamma) A^T A + gamma diag c)^{-1} A^T b_r
+    with A, c as in eq. 12 (prior p(r), uniform by default) and b_r = sqrt(p(r)) e_r, so
+    A^T b_r = p(r) p(. | r) and, with y = ((1 - gamma) A^T A + gamma diag c)^{-1} P~ (one
+    (m+1) x (m+1) solve),
+
+        P^(r) = p(r) sum_{r~} y(r~) p(r~ | r).
+
+    P^ sums to 1 (H 1 = c) but can be negative. sum_{r<=K} P^(r) equals the mean BV
+    Recall@K correction of the same sampled ranks.
+    """
+    n, m = check_nm(n, m, sampling)
+    P = _check_hist(hist, m)
+    _, gamma = parse_method("bv", gamma)
+    p = _check_prior(prior, n)
+    mom = rank_law_moments("recall@1", n, m, sampling, p)
+    y = _solve_bv(dataclasses.replace(mom, atb=P[:, None]), 0, gamma)
+    out = mixture_matrix(n, m, sampling) @ y
+    return out / n if p is None else out * p
+
+
+_OPTIONS = {"mle": ("max_iter", "tol", "init"), "wmle": ("weight", "C", "max_iter", "tol", "init"),
+            "mes": ("eta", "max_iter", "tol"), "bv": ("gamma", "prior")}
+
+
+def estimate_rank_distribution(sampled_ranks, n: int, m: int, method: str,
+                               sampling: str = "binomial", **options) -> np.ndarray:
+    """Estimate P(r), r = 1..n, from sampled ranks (Jin et al.).
+
+    Parameters
+    ----------
+    sampled_ranks : array_like of int in 1..m+1
+    n, m : int
+    method : {'mle', 'wmle', 'mes', 'bv'} (or 'bv_<gamma>')
+    sampling : {'binomial', 'hypergeometric'}
+    **options
+        mle: ``max_iter``, ``tol``, ``init`` (see :func:`mle`); wmle: also ``weight``
+        ('ndcg' default, 'ap', 'none') and ``C`` (10) (see :func:`weight_function`);
+        mes: ``eta`` (0.001), ``max_iter``, ``tol``; bv: ``gamma`` (required), ``prior``.
+
+    Returns
+    -------
+    ndarray of length n: P^(r) at index r - 1.
+    """
+    name = method.strip().lower() if isinstance(method, str) else method
+    if isinstance(name, str) and name.startswith("bv_"):
+        options = {**options, "gamma": parse_method(name, options.get("gamma"))[1]}
+        name = "bv"
+    if name not in _OPTIONS:
+        raise ValueError(f"unknown estimation method {method!r}; expected one of "
+                         f"{', '.join(ESTIMATION_METHODS)}")
+    unknown = sorted(set(options) - set(_OPTIONS[name]))
+    if unknown:
+        raise ValueError(f"method {name!r} takes no option(s) {', '.join(unknown)}; allowed: "
+                         f"{', '.join(_OPTIONS[name])}")
+    n, m = check_nm(n, m, sampling)
+    hist = sampled_rank_histogram(sampled_ranks, m)
+    if name == "bv":
+        if "gamma" not in options:
+            raise ValueError("method 'bv' needs gamma, e.g. gamma=0.1 or method='bv_0.1'")
+        return bv_distribution(hist, n, m, sampling=sampling, **options)
+    if name == "mes":
+        return mes(hist, n, m, sampling, **options)[0]
+    if name == "wmle":
+        options["weights"] = weight_function(options.pop("weight", "ndcg"), options.pop("C", 10))
+    return mle(hist, n, m, sampling, **options)[0]
+
+
+def metric_from_distribution(metric, p) -> float:
+    """metric = sum_{r=1}^{n} p(r) M(r) with n = len(p) (Jin et al. eq. 13-14).
+
+    Works for every metric of :mod:`sampled_metrics.metrics` (truncated ``@K`` or not; AUC
+    uses n = len(p)). ``p`` need not be normalised or non-negative (BV estimates).
+    """
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1 or p.size == 0 or not np.all(np.isfinite(p)):
+        raise ValueError("a rank distribution must be a non-empty finite 1-D vector")
+    return float(p @ parse_metric(metric).weights(p.size))
+
+
+def _check_m(m) -> int:
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+        raise ValueError(f"m (number of sampled items) must be an integer >= 1, got {m!r}")
+    return int(m)
+
+
+def _check_hist(hist, m: int) -> np.ndarray:
+    h = np.asarray(hist, dtype=np.float64)
+    if h.shape != (m + 1,):
+        raise ValueError(f"a histogram of sampled ranks for m={m} must have length m+1={m + 1}, "
+                         f"got shape {h.shape}")
+    if not np.all(np.isfinite(h)) or np.any(h < 0) or h.sum() <= 0:
+        raise ValueError("a histogram of sampled ranks must be finite, non-negative and non-zero")
+    return h / h.sum()
+
+
+def _check_eta(eta) -> float:
+    eta = float(eta)
+    if not (np.isfinite(eta) and eta > 0):
+        raise ValueError(f"eta (entropy weight) must be positive, got {eta}")
+    return eta
+
+
+def _check_stopping(max_iter, tol) -> tuple[int, float]:
+    if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) or max_iter < 1:
+        raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+    tol = float(tol)
+    if not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol must be a non-negative number, got {tol}")
+    return int(max_iter), tol

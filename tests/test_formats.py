@@ -1,0 +1,393 @@
+"""Dataset format readers: each layout parses its fixture, and errors name file and line."""
+import hashlib
+import importlib.util
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from sampled_metrics import formats
+from sampled_metrics.data import DataError, index_interactions, leave_last_out
+from sampled_metrics.formats import FORMATS, MOVIELENS, get_format, pack_ncf, read_ncf
+
+FIXTURES = Path(__file__).parent / "fixtures" / "formats"
+CONFIGS = Path(__file__).parents[1] / "config" / "datasets"
+HAS_PYARROW = importlib.util.find_spec("pyarrow") is not None
+
+
+def zip_text(path, member, text):
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(member, text)
+    return path
+
+
+def fixture(name):
+    return (FIXTURES / name).read_text()
+
+
+def frame(rows, rating_dtype):
+    user, item, rating, ts = zip(*rows)
+    return pd.DataFrame({"user": np.array(user, dtype=np.int64),
+                         "item": np.array(item, dtype=np.int64),
+                         "rating": np.array(rating, dtype=rating_dtype),
+                         "timestamp": np.array(ts, dtype=np.int64)})
+
+
+CSV_ROWS = [(4, 30, 2.5, 1260000000), (4, 1029, 3.0, 1260000500), (6, 30, 4.5, 1300000000),
+            (6, 7, 0.5, 1300000000)]
+
+# format -> (fixture, member, expected frame)
+MOVIELENS_CASES = {
+    "ml-100k": ("ml-100k.u.data", "ml-100k/u.data", frame(
+        [(3, 17, 4, 880000100), (1, 42, 5, 880000050), (3, 9, 2, 880000300),
+         (1, 17, 3, 880000040), (2, 42, 1, 880000200)], np.int64)),
+    "ml-1m": ("ml-1m.ratings.dat", "ml-1m/ratings.dat", frame(
+        [(7, 11, 5, 970000100), (7, 23, 3, 970000200), (9, 11, 4, 970000050),
+         (9, 31, 1, 970000050)], np.int64)),
+    "ml-10m": ("ml-10m.ratings.dat", "ml-10M100K/ratings.dat", frame(
+        [(5, 120, 3.5, 838900000), (5, 185, 5.0, 838900010), (8, 120, 0.5, 1100000000),
+         (8, 231, 4.5, 1100000001)], np.float64)),
+    "ml-20m": ("ml-csv.ratings.csv", "ml-20m/ratings.csv", frame(CSV_ROWS, np.float64)),
+    "ml-25m": ("ml-csv.ratings.csv", "ml-25m/ratings.csv", frame(CSV_ROWS, np.float64)),
+    "ml-latest-small": ("ml-csv.ratings.csv", "ml-latest-small/ratings.csv",
+                        frame(CSV_ROWS, np.float64)),
+}
+
+
+# ----------------------------------------------------------------------------- registry
+
+def test_registry():
+    assert set(MOVIELENS_CASES) == set(MOVIELENS) <= set(FORMATS)
+    assert {"interactions", "ncf", "synthetic"} <= set(FORMATS)
+    for name, fmt in FORMATS.items():
+        assert fmt.name == name and len(fmt.layout) > 40
+        assert fmt.kind == ("split" if name == "ncf" else "ratings")
+    for entry in MOVIELENS.values():
+        assert re.fullmatch(r"[0-9a-f]{32}", entry["md5"])
+        assert entry["url"].startswith("https://files.grouplens.org/datasets/movielens/")
+    assert get_format("ml-1m") is FORMATS["ml-1m"]
+    with pytest.raises(ValueError, match="unknown dataset format 'ml-2m'.*ml-100k"):
+        get_format("ml-2m")
+    with pytest.raises(ValueError, match="exactly one of"):
+        formats.Format("x", "layout", read=None, read_split=None)
+
+
+# ----------------------------------------------------------------------------- MovieLens
+
+@pytest.mark.parametrize("fmt", list(MOVIELENS_CASES))
+def test_movielens_reader_parses_fixture(fmt, tmp_path):
+    name, member, expected = MOVIELENS_CASES[fmt]
+    archive = zip_text(tmp_path / f"{fmt}.zip", member, fixture(name))
+    got = FORMATS[fmt].read(archive, {"format": fmt})
+    pd.testing.assert_frame_equal(got, expected)
+    interactions, users, items = index_interactions(got)  # the split pipeline accepts it
+    split = leave_last_out(interactions, len(users), len(items))
+    assert split.users.size + split.n_dropped == len(users)
+
+
+# format -> (text with a malformed line, its line number)
+BAD = {
+    "ml-100k": ("3\t17\t4\t880000100\n1\t42\t5\t880000050\n3\t9\tx\t880000300\n", 3),
+    "ml-1m": ("7::11::5::970000100\n7::23::3\n", 2),
+    "ml-10m": ("5::120::3.5::838900000\n5::185::5::838900010\n8::120::0.5::1::2\n"
+               "8::231::4.5::1100000001\n", 3),
+    "ml-20m": ("userId,movieId,rating,timestamp\n4,30,2.5,1260000000\n4,1029,,1260000500\n", 3),
+    "ml-25m": ("userId,movieId,rating,timestamp\n4,30,2.5,1260000000\n\n6,7,0.5,1\n", 3),
+    "ml-latest-small": ("userId,movieId,rating,timestamp\n4,30,2.5,1260000000\n"
+                        "6,7.5,4,1300000000\n", 3),
+}
+
+
+@pytest.mark.parametrize("fmt", list(BAD))
+def test_movielens_malformed_line_is_named(fmt, tmp_path):
+    text, line = BAD[fmt]
+    member = MOVIELENS_CASES[fmt][1]
+    archive = zip_text(tmp_path / "a.zip", member, text)
+    with pytest.raises(DataError, match=rf"a\.zip:{re.escape(member)}: line {line}:"):
+        FORMATS[fmt].read(archive, {})
+
+
+def test_csv_header_and_empty_file(tmp_path):
+    archive = zip_text(tmp_path / "a.zip", "ml-20m/ratings.csv", "user,movie,rating,ts\n1,2,3,4\n")
+    with pytest.raises(DataError, match="line 1: expected the header 'userId,movieId,rating,"
+                                        "timestamp', got 'user,movie,rating,ts'"):
+        FORMATS["ml-20m"].read(archive, {})
+    archive = zip_text(tmp_path / "b.zip", "ml-20m/ratings.csv",
+                       "userId,movieId,rating,timestamp\n")
+    with pytest.raises(DataError, match="no data lines"):
+        FORMATS["ml-20m"].read(archive, {})
+
+
+def test_bad_line_found_in_a_later_chunk(tmp_path, monkeypatch):
+    monkeypatch.setattr(formats, "_CHUNK_LINES", 2)
+    lines = [f"{u}\t{u + 1}\t3\t{1000 + u}" for u in range(9)]
+    lines[6] = "6\t7\t3\t1006\t99"                       # line 7: a fifth field
+    archive = zip_text(tmp_path / "a.zip", "ml-100k/u.data", "\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"line 7: expected 4 fields \(user item rating "
+                                        r"timestamp\) separated by '\\t', got '6\\t7\\t3"):
+        FORMATS["ml-100k"].read(archive, {})
+    lines[6] = "6\t7\t3\t1006.0"                         # integral decimal: accepted
+    archive = zip_text(tmp_path / "b.zip", "ml-100k/u.data", "\r\n".join(lines))
+    got = FORMATS["ml-100k"].read(archive, {})
+    assert got.timestamp.tolist() == [1000 + u for u in range(9)]
+
+
+def test_missing_member_names_what_exists(tmp_path):
+    archive = zip_text(tmp_path / "a.zip", "ml-25m/ratings.csv", fixture("ml-csv.ratings.csv"))
+    with pytest.raises(DataError, match="no member 'ml-20m/ratings.csv'; the archive holds "
+                                        "'ml-25m/ratings.csv'"):
+        FORMATS["ml-20m"].read(archive, {})
+    with pytest.raises(DataError, match="no member 'ml-1m/ratings.dat'; the archive holds"):
+        FORMATS["ml-1m"].read(archive, {})
+    got = FORMATS["ml-20m"].read(archive, {"member": "ml-25m/ratings.csv"})
+    assert len(got) == 4
+    with pytest.raises(DataError, match="archive not found"):
+        FORMATS["ml-10m"].read(tmp_path / "none.zip", {})
+
+
+# ----------------------------------------------------------------------------- interactions
+
+CSV_SPEC = {"format": "interactions", "user_col": "customer", "item_col": "product",
+            "time_col": "when", "rating_col": "stars"}
+TSV_SPEC = {"format": "interactions", "user_col": "uid", "item_col": "iid", "time_col": "ts"}
+
+
+def test_interactions_csv_string_ids_and_dates():
+    got = FORMATS["interactions"].read(FIXTURES / "interactions.csv", CSV_SPEC)
+    t0 = 1614592800  # 2021-03-01T10:00:00Z
+    expected = pd.DataFrame({"user": [2, 0, 1, 0], "item": [1, 0, 0, 2],
+                             "rating": [5.0, 4.0, 3.5, 1.0],
+                             "timestamp": [t0 + 5, t0, 1614643200, t0]})
+    pd.testing.assert_frame_equal(got, expected.astype({"user": np.int64, "item": np.int64,
+                                                         "timestamp": np.int64}))
+    assert got.attrs["user_ids"].tolist() == ["alice", "bob, jr", "carol"]
+    assert got.attrs["item_ids"].tolist() == ["B0001", "B0002", "B0003"]
+
+
+def test_interactions_tsv_and_renamed_copy(tmp_path):
+    expected = frame([(10, 200, 1.0, 1600000000), (10, 201, 1.0, 1600000100),
+                      (11, 200, 1.0, 1600000050)], np.float64)
+    got = FORMATS["interactions"].read(FIXTURES / "interactions.tsv", TSV_SPEC)
+    pd.testing.assert_frame_equal(got, expected)
+    # the workflow copies every archive to <name>.zip: sep then comes from the config path
+    copy = shutil.copy(FIXTURES / "interactions.tsv", tmp_path / "data.zip")
+    spec = dict(TSV_SPEC, path="somewhere/interactions.tsv")
+    pd.testing.assert_frame_equal(FORMATS["interactions"].read(copy, spec), expected)
+    # ... or is sniffed from the header when no name helps
+    pd.testing.assert_frame_equal(FORMATS["interactions"].read(copy, TSV_SPEC), expected)
+    # inside a zip: the only member, or the named one
+    archive = zip_text(tmp_path / "z.zip", "dir/log.tsv", fixture("interactions.tsv"))
+    pd.testing.assert_frame_equal(FORMATS["interactions"].read(archive, TSV_SPEC), expected)
+    with zipfile.ZipFile(archive, "a") as zf:
+        zf.writestr("README", "x")
+    with pytest.raises(DataError, match="zip holds 'dir/log.tsv', 'README'; give 'member'"):
+        FORMATS["interactions"].read(archive, TSV_SPEC)
+    got = FORMATS["interactions"].read(archive, dict(TSV_SPEC, member="dir/log.tsv"))
+    pd.testing.assert_frame_equal(got, expected)
+
+
+def test_interactions_missing_column_and_spec(tmp_path):
+    spec = dict(TSV_SPEC, time_col="time", rating_col="score")
+    with pytest.raises(DataError, match=r"interactions\.tsv: no column 'time', 'score'; the "
+                                        r"columns are 'iid', 'uid', 'ts'"):
+        FORMATS["interactions"].read(FIXTURES / "interactions.tsv", spec)
+    with pytest.raises(ValueError, match="needs time_col"):
+        FORMATS["interactions"].read(FIXTURES / "interactions.tsv",
+                                     {"user_col": "uid", "item_col": "iid"})
+    with pytest.raises(DataError, match="file not found"):
+        FORMATS["interactions"].read(tmp_path / "none.csv", TSV_SPEC)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("uid,iid,ts\n1,2,3\n1,3,4,5\n", r"line 3: expected 3 fields separated by ',', got 4"),
+    ("uid,iid,ts\n1,2,3\n1,3\n2,2,2\n", r"line 3: expected 3 fields separated by ',', got 2"),
+    ("uid,iid,ts\n1,2,3\n\n2,2,2\n", r"line 3: expected 3 fields"),
+    ("uid,iid,ts\n1,2,3\n2,2,2\n,5,6\n", r"line 4: empty user \('uid'\)"),
+    ("uid,iid,ts\n1,2,3\n1,3.5,4\n", r"line 3: item \('iid'\) is not an integer"),
+    ("uid,iid,ts\n1,2,3\n1,3,4.5\n", r"line 3: time \('ts'\) is not an integer"),
+    ("uid,iid,ts\n1,2,3\n1,3,soon\n", r"line 3: time \('ts'\) is not an integer: 'soon'"),
+    ("uid,iid,ts\n1,2,2020-01-01\n1,3,soon\n", r"line 3: time \('ts'\) is neither an integer "
+                                               r"nor an ISO 8601 date"),
+    ('uid,iid,ts\n1,"a\nb",3\n1,3\n', r"line 4: expected 3 fields separated by ',', got 2"),
+])
+def test_interactions_malformed_line_is_named(tmp_path, text, message):
+    path = tmp_path / "log.csv"
+    path.write_text(text)
+    with pytest.raises(DataError, match=rf"log\.csv: {message}"):
+        FORMATS["interactions"].read(path, {"user_col": "uid", "item_col": "iid",
+                                            "time_col": "ts"})
+
+
+def test_interactions_bad_rating_line(tmp_path):
+    path = tmp_path / "log.csv"
+    path.write_text('uid,iid,ts,r\n1,"x",3,4\n1,"y, z",4,good\n')
+    with pytest.raises(DataError, match=r"line 3: rating \('r'\) is not a number: 'good'"):
+        FORMATS["interactions"].read(path, {"user_col": "uid", "item_col": "iid",
+                                            "time_col": "ts", "rating_col": "r"})
+
+
+@pytest.mark.skipif(HAS_PYARROW, reason="pyarrow installed: the error path is not reachable")
+def test_interactions_parquet_needs_pyarrow(tmp_path):
+    path = tmp_path / "log.parquet"
+    path.write_bytes(b"PAR1" + b"\0" * 16 + b"PAR1")
+    with pytest.raises(ImportError, match=r"log\.parquet is a Parquet file; reading Parquet "
+                                          r"needs pyarrow \(pip install pyarrow\)"):
+        FORMATS["interactions"].read(path, TSV_SPEC)
+
+
+@pytest.mark.skipif(not HAS_PYARROW, reason="pyarrow not installed")
+def test_interactions_parquet(tmp_path):
+    path = tmp_path / "log.parquet"
+    pd.DataFrame({"uid": [10, 10, 11], "iid": [200, 201, 200],
+                  "ts": [1600000000, 1600000100, 1600000050]}).to_parquet(path)
+    got = FORMATS["interactions"].read(path, TSV_SPEC)
+    assert got.user.tolist() == [10, 10, 11] and got.timestamp.dtype == np.int64
+    with pytest.raises(DataError, match="no column 'score'"):
+        FORMATS["interactions"].read(path, dict(TSV_SPEC, rating_col="score"))
+    pd.DataFrame({"uid": [10, None], "iid": [1, 2], "ts": [1, 2]}).to_parquet(path)
+    with pytest.raises(DataError, match=r"row 2: empty user"):
+        FORMATS["interactions"].read(path, TSV_SPEC)
+
+
+# ----------------------------------------------------------------------------- NCF
+
+NCF_DIR = FIXTURES / "ncf"
+
+
+def ncf_copy(tmp_path, **replace):
+    """Copy of the NCF fixture with some files' text replaced (None: removed)."""
+    out = tmp_path / "ncf"
+    shutil.copytree(NCF_DIR, out)
+    for suffix, text in replace.items():
+        target = out / f"tiny.{suffix.replace('_', '.')}"
+        if text is None:
+            target.unlink()
+        else:
+            target.write_text(text)
+    return out
+
+
+def check_tiny(split, negatives):
+    expected = np.zeros((4, 8))
+    for u, i in [(0, 1), (0, 2), (1, 0), (1, 3), (2, 4), (2, 5), (3, 6)]:
+        expected[u, i] = 1
+    np.testing.assert_array_equal(split.train.toarray(), expected)
+    assert split.users.tolist() == [0, 1, 2] and split.test_items.tolist() == [3, 5, 6]
+    assert split.n_dropped == 1  # user 3 has no test line
+    # the file lists users 2, 0, 1: rows follow split.users
+    assert negatives.tolist() == [[4, 5, 7], [1, 2, 7], [0, 1, 7]]
+    assert negatives.dtype == np.int64
+
+
+def test_ncf_directory_and_zip(tmp_path):
+    check_tiny(*read_ncf(NCF_DIR, "tiny"))
+    archive = tmp_path / "data.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for file in NCF_DIR.iterdir():
+            zf.write(file, f"Data/{file.name}")
+    check_tiny(*read_ncf(archive, "tiny"))
+    split, info = FORMATS["ncf"].read_split(archive, {"format": "ncf", "prefix": "tiny"})
+    check_tiny(split, info["negatives"])
+    assert info["counts"] == {"ratings": 10, "interactions": 10, "users": 4, "items": 8,
+                              "train_interactions": 7, "evaluated_users": 3,
+                              "dropped_users": 1, "duplicate_train_pairs": 0,
+                              "negatives_per_user": 3, "negatives_in_history": 0}
+    with pytest.raises(ValueError, match="needs 'prefix'"):
+        FORMATS["ncf"].read_split(archive, {"format": "ncf"})
+
+
+def test_ncf_without_negatives_and_missing_files(tmp_path):
+    split, negatives = read_ncf(ncf_copy(tmp_path, test_negative=None), "tiny")
+    assert negatives is None and split.test_items.tolist() == [3, 5, 6]
+    with pytest.raises(DataError, match=r"no 'ml-1m\.train\.rating' \(prefix 'ml-1m'\); it "
+                                        r"holds 'tiny.test.rating', 'tiny.train.rating'"):
+        read_ncf(tmp_path / "ncf", "ml-1m")
+
+
+@pytest.mark.parametrize("negative, message", [
+    ("(0,3)\t4\t5\t7\n(2,6)\t0\t1\t7\n(1,5)\t1\t2\t7\n",
+     r"line 1: \(0,3\) but .*tiny\.test\.rating line 1 is \(2,6\): negatives must follow"),
+    ("(2,6)\t0\t1\t7\n(0,3)\t4\t5\t7\n",
+     r"2 lines, but .*tiny\.test\.rating has 3"),
+    ("(2,6)\t0\t1\t7\n(0,3)\t4\t5\t7\n(1,5)\t1\t2\t7\n(3,0)\t1\t2\t4\n",
+     r"4 lines, but .*tiny\.test\.rating has 3"),
+    ("(2,6)\t0\t1\t7\n(0,3)\t4\t5\n(1,5)\t1\t2\t7\n",
+     r"tiny\.test\.negative: line 2: expected \(user,item\) and 3 tab-separated negatives "
+     r"as on line 1, got '\(0,3\)\\t4\\t5'"),
+    ("(2,6)\t0\t1\t7\n(0,3)\t4\tx\t7\n(1,5)\t1\t2\t7\n",
+     r"tiny\.test\.negative: line 2: negative2 is not an integer"),
+    ("(2,6)\t0\t1\t7\n(0,3)\t4\t5\t7\n1,5\t1\t2\t7\n",
+     r"tiny\.test\.negative: line 3: expected '\(user,item\)' then tab-separated"),
+])
+def test_ncf_rejects_bad_negatives(tmp_path, negative, message):
+    with pytest.raises(DataError, match=message):
+        read_ncf(ncf_copy(tmp_path, test_negative=negative), "tiny")
+
+
+def test_ncf_negatives_trailing_tab_and_crlf(tmp_path):
+    text = "(2,6)\t0\t1\t7\t\r\n(0,3)\t4\t5\t7\t\r\n(1,5)\t1\t2\t7\t\r\n"
+    check_tiny(*read_ncf(ncf_copy(tmp_path, test_negative=text), "tiny"))
+
+
+@pytest.mark.parametrize("replace, message", [
+    ({"train_rating": "0\t1\t5\t100\n0\tx\t3\t110\n"},
+     r"tiny\.train\.rating: line 2: item is not an integer"),
+    ({"test_rating": "2\t6\t4\t900\n0\t3\t5\n1\t5\t3\t800\n"},
+     r"tiny\.test\.rating: line 2: expected 4 fields"),
+    ({"test_rating": "2\t6\t4\t900\n0\t3\t5\t700\n2\t7\t3\t800\n"},
+     r"tiny\.test\.rating: line 3: user 2 has a second test item"),
+    ({"test_rating": "2\t6\t4\t900\n0\t2\t5\t700\n1\t5\t3\t800\n", "test_negative": None},
+     r"tiny\.test\.rating: line 2: test pair \(0,2\) is also in"),
+    ({"train_rating": "0\t1\t5\t100\n-1\t2\t3\t110\n"},
+     r"tiny\.train\.rating: line 2: negative user id -1"),
+])
+def test_ncf_rejects_bad_ratings(tmp_path, replace, message):
+    with pytest.raises(DataError, match=message):
+        read_ncf(ncf_copy(tmp_path, **replace), "tiny")
+
+
+def test_ncf_three_field_lines_and_duplicates(tmp_path):
+    train = "0\t1\t1\n0\t2\t1\n0\t2\t1\n1\t0\t1\n1\t3\t1\n2\t4\t1\n2\t5\t1\n3\t6\t1\n"
+    test = "2\t6\t1\n0\t3\t1\n1\t5\t1\n"
+    path = ncf_copy(tmp_path, train_rating=train, test_rating=test)
+    split, info = FORMATS["ncf"].read_split(path, {"prefix": "tiny"})
+    check_tiny(split, info["negatives"])
+    assert info["counts"]["duplicate_train_pairs"] == 1
+
+
+def test_pack_ncf_is_deterministic(tmp_path):
+    first = pack_ncf(NCF_DIR, "tiny", tmp_path / "a" / "tiny.zip")
+    second = pack_ncf(ncf_copy(tmp_path), "tiny", tmp_path / "b" / "tiny.zip")
+    digest = [hashlib.md5(p.read_bytes()).hexdigest() for p in (first, second)]
+    assert digest[0] == digest[1]
+    with zipfile.ZipFile(first) as zf:
+        assert sorted(zf.namelist()) == ["tiny.test.negative", "tiny.test.rating",
+                                         "tiny.train.rating"]
+    check_tiny(*read_ncf(first, "tiny"))
+
+
+# ----------------------------------------------------------------------------- configs
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_dataset_configs(path):
+    config = yaml.safe_load(path.read_text())
+    name = path.stem
+    assert list(config["datasets"]) == [name]
+    assert config["study"] == {"datasets": [name]}
+    spec = config["datasets"][name]
+    assert spec["format"] in FORMATS
+    if name in MOVIELENS:
+        assert spec["format"] == name
+        assert (spec["url"], spec["md5"]) == (MOVIELENS[name]["url"], MOVIELENS[name]["md5"])
+    else:
+        assert spec["format"] == "ncf" and spec["prefix"] and spec["path"]
+
+
+def test_all_dataset_configs_exist():
+    names = {p.stem for p in CONFIGS.glob("*.yaml")}
+    assert names == set(MOVIELENS) | {"ncf-ml-1m", "pinterest-20"}
