@@ -11,6 +11,9 @@ min_version("8.0")
 configfile: "config/config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 validate(config, "workflow/schemas/config.schema.yaml")
 
 

@@ -91,6 +91,27 @@ def _cmd_estimate(args) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["metric", "method", "value"])
 
 
+def _read_prior(path, n: int) -> np.ndarray:
+    """Empirical p(r) from a file of exact ranks 1..n (one per line)."""
+    ranks = read_sampled_ranks(path, n - 1)        # same checks: integers in 1..n
+    return np.bincount(ranks - 1, minlength=n) / ranks.size
+
+
+def _cmd_plan(args) -> pd.DataFrame:
+    from .planning import required_sample_size
+    check_nm(args.n, 1, args.sampling)
+    prior = _read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
+    rows = []
+    for metric in parse_metrics(args.metric):
+        for method in [s.strip() for s in args.method.split(",") if s.strip()]:
+            plan = required_sample_size(metric, args.n, args.target_bias, method, args.sampling,
+                                        prior, args.criterion, args.max_m)
+            rows.append((plan.metric, plan.method, "> max_m" if plan.m is None else plan.m,
+                         plan.bias, plan.max_m, plan.bias_at_max_m))
+    return pd.DataFrame(rows, columns=["metric", "method", "m_needed", "bias_at_m", "max_m",
+                                       "bias_at_max_m"])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sampled-metrics",
@@ -150,6 +171,31 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with replacement (binomial, default) or without (hypergeometric)")
     e.add_argument("--format", choices=("table", "csv"), default="table")
     e.set_defaults(func=_cmd_estimate)
+
+    p = sub.add_parser(
+        "plan", help="how many sampled items m an evaluation needs",
+        description="Smallest number of sampled items m for which the analytic bias of the "
+                    "sampled metric (uncorrected, or corrected as in KDD'20 Sec. 5) is at most "
+                    "--target-bias. rms bias = sqrt(sum_r p(r) (E[M^(r~)|r] - M(r))^2), the "
+                    "criterion of eq. 21; mean bias = |sum_r p(r) (E[M^(r~)|r] - M(r))|, the "
+                    "bias of the reported average. p(r) is uniform unless --prior-ranks gives "
+                    "exact ranks of a comparable full evaluation.")
+    p.add_argument("--n", type=int, required=True, help="number of items")
+    p.add_argument("--metric", default="recall@10", help="comma-separated metrics; default "
+                   "%(default)s")
+    p.add_argument("--target-bias", type=float, required=True,
+                   help="largest acceptable bias, in metric units (e.g. 0.005)")
+    p.add_argument("--method", default="sampled,bv_0.1",
+                   help="comma-separated: sampled (uncorrected), rank_estimate, cls, "
+                        "bv_<gamma>; default %(default)s")
+    p.add_argument("--criterion", choices=("rms", "mean"), default="rms",
+                   help="which bias (default rms)")
+    p.add_argument("--prior-ranks", help="file of exact ranks 1..n (one per line) whose "
+                   "empirical distribution is the prior p(r)")
+    p.add_argument("--max-m", type=int, help="largest m considered (default n - 1)")
+    p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial")
+    p.add_argument("--format", choices=("table", "csv"), default="table")
+    p.set_defaults(func=_cmd_plan)
     return parser
 
 

@@ -1,5 +1,8 @@
 # Shared helpers for the rules (no science here).
 
+#: software of every rule under --use-conda (path relative to the rule files)
+ENV = "../envs/sampled-metrics.yaml"
+
 
 def toy_targets():
     """Tables 1-2 and Figures 1-4 of the running example (KDD'20 Sec. 3-5)."""

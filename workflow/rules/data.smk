@@ -6,6 +6,8 @@ rule dataset_archive:
         "data/raw/{dataset}.zip",
     params:
         spec=lambda wc: dataset_spec(wc.dataset),
+    conda:
+        ENV
     log:
         "logs/{dataset}/archive.log",
     script:
@@ -20,6 +22,8 @@ rule split:
         info="results/{dataset}/split_info.json",
     params:
         spec=lambda wc: dataset_spec(wc.dataset),
+    conda:
+        ENV
     log:
         "logs/{dataset}/split.log",
     benchmark:

@@ -14,6 +14,8 @@ rule jin_estimates:
     wildcard_constraints:
         m=r"\d+",
     threads: 2
+    conda:
+        ENV
     log:
         "logs/{dataset}/jin_m{m}_{recommender}.log",
     benchmark:
@@ -29,14 +31,16 @@ rule jin_tables:
             for rec in config["jin"]["recommenders"]
         ],
     output:
-        table2="results/{dataset}/jin_table2.csv",
+        table2=report("results/{dataset}/jin_table2.csv", caption="../report/jin_table2.rst", category="Jin et al.", subcategory="{dataset}"),
         table2_md="results/{dataset}/jin_table2.md",
         table2_tex="results/{dataset}/jin_table2.tex",
-        table4="results/{dataset}/jin_table4.csv",
+        table4=report("results/{dataset}/jin_table4.csv", caption="../report/jin_table4.rst", category="Jin et al.", subcategory="{dataset}"),
         table4_md="results/{dataset}/jin_table4.md",
         table4_tex="results/{dataset}/jin_table4.tex",
     params:
         metrics=config.get("jin", {}).get("table2_metrics"),
+    conda:
+        ENV
     log:
         "logs/{dataset}/jin_tables.log",
     script:
@@ -53,11 +57,13 @@ rule jin_figure2:
         ),
     output:
         pdf="figures/{dataset}/jin_figure2.pdf",
-        png="figures/{dataset}/jin_figure2.png",
+        png=report("figures/{dataset}/jin_figure2.png", caption="../report/jin_figure2.rst", category="Jin et al.", subcategory="{dataset}"),
         data="results/{dataset}/jin_figure2.csv",
     params:
         fig=lambda wc: config["jin"]["figure2"],
         title=lambda wc: f"Jin et al. Figure 2 ({wc.dataset}, m = {config['jin']['m']})",
+    conda:
+        ENV
     log:
         "logs/{dataset}/jin_figure2.log",
     script:
@@ -74,7 +80,7 @@ rule jin_figure3:
         ),
     output:
         pdf="figures/{dataset}/jin_figure3.pdf",
-        png="figures/{dataset}/jin_figure3.png",
+        png=report("figures/{dataset}/jin_figure3.png", caption="../report/jin_figure3.rst", category="Jin et al.", subcategory="{dataset}"),
         data="results/{dataset}/jin_figure3.csv",
     params:
         fig=lambda wc: config["jin"]["figure3"],
@@ -82,6 +88,8 @@ rule jin_figure3:
             f"Jin et al. Figure 3 ({wc.dataset}, recommender "
             f"{config['jin']['figure3']['recommender']})"
         ),
+    conda:
+        ENV
     log:
         "logs/{dataset}/jin_figure3.log",
     script:

@@ -14,6 +14,8 @@ rule ranks:
     wildcard_constraints:
         m=r"\d+",
     threads: 2
+    conda:
+        ENV
     log:
         "logs/{dataset}/ranks_m{m}_{recommender}.log",
     benchmark:

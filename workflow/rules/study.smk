@@ -5,16 +5,18 @@ rule tables:
     input:
         unpack(rank_files),
     output:
-        table3="results/{dataset}/table3.csv",
+        table3=report("results/{dataset}/table3.csv", caption="../report/table3.rst", category="KDD'20 study", subcategory="{dataset}"),
         table3_md="results/{dataset}/table3.md",
         table3_tex="results/{dataset}/table3.tex",
         per_repeat="results/{dataset}/per_repeat.csv",
-        table4="results/{dataset}/table4.csv",
+        table4=report("results/{dataset}/table4.csv", caption="../report/table4.rst", category="KDD'20 study", subcategory="{dataset}"),
         table4_md="results/{dataset}/table4.md",
         table4_tex="results/{dataset}/table4.tex",
     params:
         study=config["study"],
     threads: 2
+    conda:
+        ENV
     log:
         "logs/{dataset}/tables.log",
     benchmark:
@@ -28,11 +30,13 @@ rule figure5:
         unpack(rank_files),
     output:
         pdf="figures/{dataset}/figure5.pdf",
-        png="figures/{dataset}/figure5.png",
+        png=report("figures/{dataset}/figure5.png", caption="../report/figure5.rst", category="KDD'20 study", subcategory="{dataset}"),
         data="results/{dataset}/figure5.csv",
         facts="results/{dataset}/rank_facts.csv",
     params:
         edges=config["study"]["figure5"]["edges"],
+    conda:
+        ENV
     log:
         "logs/{dataset}/figure5.log",
     script:
@@ -44,11 +48,13 @@ rule figure6:
         unpack(rank_files),
     output:
         pdf="figures/{dataset}/figure6.pdf",
-        png="figures/{dataset}/figure6.png",
+        png=report("figures/{dataset}/figure6.png", caption="../report/figure6.rst", category="KDD'20 study", subcategory="{dataset}"),
         data="results/{dataset}/figure6.csv",
     params:
         cfg=config["study"]["figure6"],
         sampling=config["study"]["sampling"],
+    conda:
+        ENV
     log:
         "logs/{dataset}/figure6.log",
     benchmark:
@@ -67,6 +73,8 @@ rule paper_figure:
     wildcard_constraints:
         name="figure5|figure6|jin_figure2|jin_figure3",
         ext="pdf|png",
+    conda:
+        ENV
     log:
         "logs/{name}_{ext}.log",
     shell:

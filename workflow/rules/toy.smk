@@ -3,11 +3,13 @@
 
 rule toy_table1:
     output:
-        csv="results/toy/table1.csv",
+        csv=report("results/toy/table1.csv", caption="../report/table1.rst", category="KDD'20 running example"),
         md="results/toy/table1.md",
         tex="results/toy/table1.tex",
     params:
         n=config["toy"]["n"],
+    conda:
+        ENV
     log:
         "logs/toy/table1.log",
     script:
@@ -16,12 +18,14 @@ rule toy_table1:
 
 rule toy_table2:
     output:
-        csv="results/toy/table2.csv",
+        csv=report("results/toy/table2.csv", caption="../report/table2.rst", category="KDD'20 running example"),
         md="results/toy/table2.md",
         tex="results/toy/table2.tex",
     params:
         cfg=config["toy"]["table2"],
         seed=config["seed"],
+    conda:
+        ENV
     log:
         "logs/toy/table2.log",
     script:
@@ -31,13 +35,15 @@ rule toy_table2:
 rule toy_figure:
     output:
         pdf="figures/figure{i}.pdf",
-        png="figures/figure{i}.png",
+        png=report("figures/figure{i}.png", caption="../report/toy_figure.rst", category="KDD'20 running example"),
         data="results/toy/figure{i}.csv",
     wildcard_constraints:
         i="[1-4]",
     params:
         cfg=lambda wc: config["toy"].get(f"figure{wc.i}", {}),
         n=config["toy"]["n"],
+    conda:
+        ENV
     log:
         "logs/toy/figure{i}.log",
     script:

@@ -1,0 +1,96 @@
+"""How many sampled items does an evaluation need? (from the analytic bias of KDD'20 Sec. 5)
+
+For a metric M, n items, m sampled items, a correction method (``sampled`` = uncorrected, or
+any method of :mod:`sampled_metrics.corrections`) and a prior p(r) on true ranks (uniform by
+default, or the empirical distribution of exact ranks from a comparable full evaluation):
+
+    rms bias   B(m) = sqrt( sum_r p(r) (E[M^(r~) | r] - M(r))^2 )     (the criterion of eq. 21)
+    mean bias  b(m) = | sum_r p(r) (E[M^(r~) | r] - M(r)) |          (bias of the reported average)
+
+:func:`required_sample_size` returns the smallest m with bias <= target. Both biases shrink as
+m grows (more samples, finer rank law) but not always monotonically for corrected metrics,
+so the search scans a log grid of m, then bisects (to 1 % of m) between the last grid point
+above the target and the first below it, and reports the bias actually reached. The bias
+is computed exactly from the rank law (O(n m) per m, plus the correction's own cost).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .corrections import _check_prior, correction, parse_method
+from .metrics import parse_metric
+from .sampling import check_nm, expected_metric_matrix
+
+__all__ = ["Plan", "bias_at", "required_sample_size"]
+
+CRITERIA = ("rms", "mean")
+
+
+def bias_at(metric, n: int, m: int, method: str = "sampled", sampling: str = "binomial",
+            prior=None, criterion: str = "rms") -> float:
+    """The bias of ``method`` at sample size m (see module docstring).
+
+    The correction is the one an evaluator can compute without knowing the ranks: fitted with
+    the uniform prior, as in KDD'20's experiments; ``prior`` is the rank distribution the
+    bias is measured under (uniform by default).
+    """
+    if criterion not in CRITERIA:
+        raise ValueError(f"unknown bias criterion {criterion!r}; expected 'rms' or 'mean'")
+    n, m = check_nm(n, m, sampling)
+    p = _check_prior(prior, n)
+    p = np.full(n, 1.0 / n) if p is None else p
+    vec = correction(metric, n, m, method, sampling=sampling)
+    r = np.flatnonzero(p > 0) + 1
+    diff = (expected_metric_matrix([vec], r, n, m, sampling)[0]
+            - parse_metric(metric)(r, n))
+    w = p[r - 1]
+    return float(np.sqrt(w @ diff ** 2) if criterion == "rms" else abs(w @ diff))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Result of :func:`required_sample_size`: ``m`` is None when even m = max_m misses."""
+
+    metric: str
+    method: str
+    m: int | None
+    bias: float
+    bias_at_max_m: float
+    max_m: int
+
+
+def required_sample_size(metric, n: int, target: float, method: str = "sampled",
+                         sampling: str = "binomial", prior=None, criterion: str = "rms",
+                         max_m: int | None = None, grid_points: int = 16,
+                         rel_precision: float = 0.01) -> Plan:
+    """Smallest m in 1..max_m (default n - 1) whose bias is at most ``target``, up to
+    ``rel_precision`` (the returned m reaches the target; m(1 - rel_precision) may too)."""
+    if not target > 0:
+        raise ValueError(f"target bias must be positive, got {target}")
+    name, gamma = parse_method(method)
+    label = name if name != "bv" else f"bv_{gamma:g}"
+    metric_name = parse_metric(metric).name
+    max_m = n - 1 if max_m is None else int(max_m)
+    check_nm(n, max_m, sampling)
+
+    def bias(m: int) -> float:
+        return bias_at(metric_name, n, m, label, sampling, prior, criterion)
+
+    grid = np.unique(np.round(np.geomspace(1, max_m, grid_points)).astype(int))
+    values = {int(m): bias(int(m)) for m in grid}
+    below = [m for m in grid if values[m] <= target]
+    if not below:
+        return Plan(metric_name, label, None, values[max_m], values[max_m], max_m)
+    hi = int(below[0])
+    lo = int(max([m for m in grid if m < hi], default=0))
+    while hi - lo > max(1, int(rel_precision * lo)):   # invariant: bias(hi) <= target < bias(lo)
+        mid = (lo + hi) // 2
+        b = bias(mid)
+        values[mid] = b
+        if b <= target:
+            hi = mid
+        else:
+            lo = mid
+    return Plan(metric_name, label, hi, values[hi], values[max_m], max_m)
