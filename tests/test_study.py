@@ -148,3 +148,19 @@ def test_exact_metrics_agree_with_implicit_evaluation(ranks_dir):
     theirs = ranking_metrics_at_k(other, split.train, test, K=10, show_progress=False)
     assert ours["recall@10"] == pytest.approx(theirs["precision"], abs=1e-12)
     assert ours["ndcg@10"] == pytest.approx(theirs["ndcg"], abs=1e-12)
+
+
+def test_jin_winners_and_table2():
+    from sampled_metrics.jin import jin_table2_frame, jin_winners_frame
+    rows = []
+    for rec, exact, est in (("A", 0.3, [0.5, 0.1, 0.2]), ("B", 0.2, [0.4, 0.3, 0.2])):
+        rows += [("d", rec, "recall@1", "exact", j, exact) for j in range(3)]
+        rows += [("d", rec, "recall@1", "mle", j, v) for j, v in enumerate(est)]
+    per = pd.DataFrame(rows, columns=["dataset", "recommender", "metric", "estimator",
+                                      "repeat", "value"])
+    w = jin_winners_frame(per)
+    # A is best exactly; mle picks A in repeat 0, B in 1, a tie in 2 (counts as wrong)
+    assert w.loc[0, "correct"] == 1 and w.loc[0, "repeats"] == 3
+    t2 = jin_table2_frame(per)
+    assert list(t2.estimator[:2]) == ["exact", "mle"]
+    assert t2.loc[1, "mean"] == pytest.approx(0.8 / 3)

@@ -74,6 +74,22 @@ def test_study_artefacts(workdir):
     assert buckets.groupby("recommender").users.sum().eq(300).all()
 
 
+def test_jin_artefacts(workdir):
+    t2 = pd.read_csv(workdir / "results/synthetic/jin_table2.csv")
+    assert list(t2.columns) == ["dataset", "recommender", "metric", "estimator", "mean", "std"]
+    assert set(t2.recommender) == {"X", "Y", "Z", "EASE"}
+    assert set(t2.metric) == {"recall@10", "ndcg@10", "ap@10"}
+    assert {"exact", "cls", "bv_0.1", "mle", "wmle", "mes", "dist_bv_0.1"} <= set(t2.estimator)
+    t4 = pd.read_csv(workdir / "results/synthetic/jin_table4.csv")
+    assert t4.correct.between(0, 10).all()
+    assert "recall@1" in set(t4.metric)
+    f2 = pd.read_csv(workdir / "results/synthetic/jin_figure2.csv")
+    exact = f2[f2.estimator == "exact"]
+    assert exact.groupby("panel").cdf.max().le(1 + 1e-12).all()
+    for name in ("jin_figure2", "jin_figure3"):
+        assert (workdir / f"figures/{name}.png").stat().st_size > 1000
+
+
 def test_nothing_left_to_do(workdir):
     proc = snakemake(workdir, "-n", "--cores", "1")
     assert proc.returncode == 0

@@ -5,7 +5,8 @@ rank distribution P^(r) (MLE, weighted MLE, MES, BV-derived) beside the KDD'20 c
 For every recommender and repeat the sampled ranks r~_u (u = 1..users) give the histogram
 P~(r~); each P(R) estimator turns it into P^(r), r = 1..n with n = |I| (one mixture for all
 users, as Jin et al. eq. 18), and metric@K = sum_r P^(r) M(r) (eq. 14). The KDD'20
-corrections use the n of the study (``n_mode``: per-user n_u or |I|), as in Table 3.
+corrections beside them use the n of the study (``n_mode``: per-user n_u or |I|), as in
+Table 3 (computed by :func:`sampled_metrics.study.table3_frame`).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pandas as pd
 from .estimators import (bv_distribution, mes, metric_from_distribution, mle,
                          sampled_rank_histogram, weight_function)
 from .metrics import parse_metric
-from .study import estimator_table, exact_metric
+from .study import exact_metric
 
 __all__ = ["DISTRIBUTION_ESTIMATORS", "estimate_distribution", "jin_estimates",
            "jin_table2_frame", "jin_winners_frame"]
@@ -49,23 +50,23 @@ def estimate_distribution(name: str, hist, n: int, m: int, sampling: str,
                      f"or bv_<gamma>")
 
 
-def jin_estimates(dataset: str, recommender: str, arrays: dict, metrics, corrections,
-                  distributions, *, sampling: str, n_mode: str, options: dict | None = None,
-                  processes: int = 1) -> tuple[pd.DataFrame, dict]:
-    """Per-repeat estimates of each metric for one recommender.
+def jin_estimates(dataset: str, recommender: str, arrays: dict, metrics, distributions, *,
+                  sampling: str, options: dict | None = None) -> tuple[pd.DataFrame, dict]:
+    """Per-repeat P(R)-based estimates of each metric for one recommender (the KDD'20
+    corrections of the same table come from :func:`sampled_metrics.study.table3_frame`).
 
     Parameters
     ----------
     arrays : mapping with ``exact``, ``n_u``, ``sampled`` (repeats x users), ``m``, ``n_items``
     metrics : metric names (e.g. recall@K, ndcg@K, ap@K for several K)
-    corrections : KDD'20 corrections applied per user (e.g. ``cls``, ``bv_0.1``)
     distributions : P(R) estimators (``mle``, ``wmle``, ``mes``, ``bv_0.1`` ...)
     options : {estimator: options} overriding :data:`DISTRIBUTION_ESTIMATORS`
 
     Returns
     -------
     per_repeat : tidy frame ``dataset, recommender, metric, estimator, repeat, value``
-        (estimator ``exact`` repeats the exact value in every repeat)
+        (estimator ``exact`` repeats the exact value in every repeat; the P(R) of eq. 15 is
+        labelled ``dist_bv_<gamma>`` to tell it from the KDD'20 correction ``bv_<gamma>``)
     mean_pmf : {estimator: mean over repeats of P^, plus 'exact': the empirical P(R)}
     """
     metrics = [parse_metric(x).name for x in metrics]
@@ -81,11 +82,6 @@ def jin_estimates(dataset: str, recommender: str, arrays: dict, metrics, correct
                                       "repeat": np.arange(repeats), "value": values[k]}))
 
     add("exact", np.array([[exact_metric(x, arrays["exact"], n_u)] * repeats for x in metrics]))
-    if corrections:
-        est = estimator_table(sampled, n_u, m, metrics, corrections, sampling, n_mode, n,
-                              processes=processes)
-        for e, name in enumerate(corrections):
-            add(name, est[:, e, :])
     ranks = np.floor(np.asarray(arrays["exact"])).astype(np.int64)
     mean_pmf = {"exact": np.bincount(ranks - 1, minlength=n)[:n] / ranks.size}
     for name in distributions:
@@ -96,18 +92,31 @@ def jin_estimates(dataset: str, recommender: str, arrays: dict, metrics, correct
             values[:, j] = weights @ p
             total += p
         mean_pmf[name] = total / repeats
-        add(name, values)
+        # 'bv_<gamma>' here is eq. 15's P(R); the per-user KDD'20 correction keeps that name
+        add(f"dist_{name}" if name.startswith("bv_") else name, values)
         log.info("%s/%s: %s over %d repeats done", dataset, recommender, name, repeats)
     return pd.concat(rows, ignore_index=True), mean_pmf
 
 
+def _estimator_order(name: str) -> int:
+    order = ["exact", "sampled", "rank_estimate", "cls", "bv", "mle", "wmle", "mes", "dist"]
+    return next((i for i, key in enumerate(order) if name.startswith(key)), len(order))
+
+
 def jin_table2_frame(per_repeat: pd.DataFrame) -> pd.DataFrame:
     """Jin et al. Table 2: mean and std (ddof = 1) over repeats of each estimate
-    (``dataset, recommender, metric, estimator, mean, std``; std 0 for exact)."""
+    (``dataset, recommender, metric, estimator, mean, std``; std 0 for exact), estimators in
+    the paper's order (exact, CLS, BV, MLE, WMLE, MES, then BV-derived P(R))."""
     grouped = per_repeat.groupby(["dataset", "recommender", "metric", "estimator"], sort=False)
     out = grouped["value"].agg(["mean", "std"]).reset_index()
     out.loc[out.estimator == "exact", "std"] = 0.0
-    return out
+    rank = out.estimator.map(_estimator_order)
+    out = out.assign(_r=rank).sort_values(["_r"], kind="stable")
+    recs = {r: i for i, r in enumerate(dict.fromkeys(per_repeat.recommender))}
+    mets = {x: i for i, x in enumerate(dict.fromkeys(per_repeat.metric))}
+    out = out.assign(_a=out.recommender.map(recs), _b=out.metric.map(mets))
+    return (out.sort_values(["dataset", "_a", "_b", "_r"], kind="stable")
+            .drop(columns=["_r", "_a", "_b"]).reset_index(drop=True))
 
 
 def jin_winners_frame(per_repeat: pd.DataFrame) -> pd.DataFrame:
@@ -120,7 +129,7 @@ def jin_winners_frame(per_repeat: pd.DataFrame) -> pd.DataFrame:
                                values="value")
         exact = wide.loc["exact"].iloc[0]
         best = exact.idxmax()
-        for estimator in dict.fromkeys(grp.estimator):
+        for estimator in sorted(dict.fromkeys(grp.estimator), key=_estimator_order):
             if estimator == "exact":
                 continue
             vals = wide.loc[estimator]

@@ -280,17 +280,30 @@ def write_json(obj, path) -> None:
 
 # ----------------------------------------------------------------------------- Jin et al.
 
-def jin_recommender(dataset: str, recommender: str, rank_path, *, metrics, corrections,
-                    distributions, sampling: str, n_mode: str, out_csv, out_npz,
-                    options: dict | None = None, processes: int = 1) -> None:
-    """Per-repeat estimates (tidy CSV) and mean estimated P(R) (npz) of one recommender."""
+def jin_recommender(dataset: str, recommender: str, rank_path, *, metrics, distributions,
+                    sampling: str, out_csv, out_npz, options: dict | None = None) -> None:
+    """Per-repeat P(R)-based estimates and exact values (tidy CSV) and the mean estimated
+    P(R) (npz) of one recommender."""
     from .jin import jin_estimates
     arrays = load_ranks({recommender: rank_path})[recommender]
-    per_repeat, pmfs = jin_estimates(dataset, recommender, arrays, metrics, corrections,
-                                     distributions, sampling=sampling, n_mode=n_mode,
-                                     options=options, processes=processes)
+    per_repeat, pmfs = jin_estimates(dataset, recommender, arrays, metrics, distributions,
+                                     sampling=sampling, options=options)
     write_csv(per_repeat, out_csv)
     _atomic_savez(out_npz, m=np.array(arrays["m"]), **pmfs)
+
+
+def jin_corrections(dataset: str, rank_paths: dict, *, metrics, corrections, sampling: str,
+                    n_mode: str, out_csv, processes: int = 1) -> None:
+    """Per-repeat KDD'20 corrections (e.g. CLS, BV) of every recommender, sharing one
+    correction lookup (tidy CSV like :func:`jin_recommender`'s)."""
+    ranks = load_ranks(rank_paths)
+    ms = {a["m"] for a in ranks.values()}
+    if len(ms) != 1:
+        raise ValueError(f"rank files disagree on m: {sorted(ms)}")
+    n_items = max(a["n_items"] for a in ranks.values())
+    _, per_repeat = table3_frame(dataset, ranks, ms.pop(), metrics, corrections, sampling,
+                                 n_mode, n_items, processes)
+    write_csv(per_repeat, out_csv)
 
 
 def jin_tables(dataset: str, csv_paths, table2_metrics, outputs: dict) -> None:

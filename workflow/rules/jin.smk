@@ -13,7 +13,6 @@ rule jin_estimates:
         study=config["study"],
     wildcard_constraints:
         m=r"\d+",
-    threads: 2
     conda:
         ENV
     log:
@@ -24,12 +23,37 @@ rule jin_estimates:
         "../scripts/jin_estimates.py"
 
 
+rule jin_corrections:
+    input:
+        unpack(
+            lambda wc: {
+                rec: f"results/{wc.dataset}/ranks/m{config['jin']['m']}/{rec}.npz"
+                for rec in config["jin"]["recommenders"]
+            }
+        ),
+    output:
+        "results/{dataset}/jin/corrections.csv",
+    params:
+        jin=config.get("jin", {}),
+        study=config["study"],
+    threads: 2
+    conda:
+        ENV
+    log:
+        "logs/{dataset}/jin_corrections.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/jin_corrections.tsv"
+    script:
+        "../scripts/jin_corrections.py"
+
+
 rule jin_tables:
     input:
         lambda wc: [
             f"results/{wc.dataset}/jin/m{config['jin']['m']}/{rec}.csv"
             for rec in config["jin"]["recommenders"]
-        ],
+        ]
+        + [f"results/{wc.dataset}/jin/corrections.csv"],
     output:
         table2=report("results/{dataset}/jin_table2.csv", caption="../report/jin_table2.rst", category="Jin et al.", subcategory="{dataset}"),
         table2_md="results/{dataset}/jin_table2.md",
