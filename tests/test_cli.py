@@ -20,7 +20,7 @@ def test_correct_prints_corrected_means(tmp_path, capsys):
                          "--metric", "ap,recall@10", "--method", "sampled,bv_0.1,cls",
                          "--format", "csv")
     assert code == 0, err
-    lines = dict(((a, b), float(c)) for a, b, c, _ in
+    lines = dict(((a, b), float(c)) for a, b, c, *_ in
                  (line.split(",") for line in out.strip().splitlines()[1:]))
     expected = apply_correction(correction("ap", 3706, 100, "bv_0.1"), ranks).mean()
     assert lines[("ap", "bv_0.1")] == pytest.approx(expected, rel=1e-5)
@@ -63,3 +63,36 @@ def test_correct_rejects_bad_input(tmp_path, capsys, content, args, message):
 def test_missing_file(capsys):
     code, _, err = run(capsys, "correct", "--ranks", "/nonexistent/x", "--n", "10", "--m", "2")
     assert code == 2 and "no such file" in err
+
+
+def test_bootstrap_interval_and_npz_input(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    sampled = rng.integers(1, 52, size=(3, 400)).astype(np.int16)
+    f = tmp_path / "X.npz"
+    np.savez(f, sampled=sampled, m=np.array(50))
+    argv = ["correct", "--ranks", str(f), "--repeat", "2", "--n", "1000", "--m", "50",
+            "--metric", "ap", "--method", "sampled,bv_0.1", "--format", "csv"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert main(argv) == 0
+    assert capsys.readouterr().out == first                  # seeded: identical output
+    rows = [line.split(",") for line in first.strip().splitlines()[1:]]
+    value, lo, hi = (float(rows[0][i]) for i in (2, 4, 5))
+    assert value == pytest.approx(np.mean(1.0 / sampled[2]), rel=1e-5)
+    assert lo < value < hi
+    # the bootstrap interval is about mean +- 1.96 standard errors
+    se = float(rows[0][3])
+    assert (hi - lo) / (2 * 1.96 * se) == pytest.approx(1.0, abs=0.15)
+    assert main(["correct", "--ranks", str(f), "--repeat", "7", "--n", "1000", "--m", "50"]) == 2
+    assert "repeat 7 outside" in capsys.readouterr().err
+    assert main(["correct", "--ranks", str(f), "--n", "1000", "--m", "40"]) == 2
+    assert "m=50" in capsys.readouterr().err
+
+
+def test_help_documents_equations(capsys):
+    for cmd, eqs in (("correct", ["eq. 20", "eq. 21", "eq. 24"]), ("estimate", ["eq. 14", "eq. 15"]),
+                     ("plan", ["eq. 21"])):
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        assert all(e in out for e in eqs), (cmd, eqs)

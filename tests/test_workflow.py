@@ -90,6 +90,31 @@ def test_jin_artefacts(workdir):
         assert (workdir / f"figures/{name}.png").stat().st_size > 1000
 
 
+def test_two_datasets_in_one_run(workdir):
+    for d in ("synthetic", "synthetic-small"):
+        t3 = pd.read_csv(workdir / f"results/{d}/table3.csv")
+        assert set(t3.dataset) == {d}
+        info = (workdir / f"results/{d}/split_info.json").read_text()
+        assert '"evaluated_users": ' + ("300" if d == "synthetic" else "120") in info
+    # the top-level paper figures are the first dataset's
+    assert (workdir / "figures/figure5.png").read_bytes() == \
+        (workdir / "figures/synthetic/figure5.png").read_bytes()
+
+
+def test_report_builds(workdir):
+    proc = snakemake(workdir, "--report", "report.html")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    html = (workdir / "report.html").read_text(errors="replace")
+    for caption in ("Table 3", "Figure 5", "Jin et al.", "running example"):
+        assert caption in html
+
+
+def test_lint_is_clean(workdir):
+    proc = snakemake(workdir, "--lint")
+    assert proc.returncode == 0
+    assert "Congratulations, your workflow is in a good condition" in proc.stdout + proc.stderr
+
+
 def test_nothing_left_to_do(workdir):
     proc = snakemake(workdir, "-n", "--cores", "1")
     assert proc.returncode == 0
@@ -111,7 +136,7 @@ def test_bad_archive_md5_fails_cleanly(tmp_path):
     cfg = (wd / "config/test.yaml").read_text()
     cfg += ("\n".join(["", "datasets:", "  broken:", "    format: ml-1m",
                        f"    path: {bad}", "    md5: " + "deadbeef" * 4, ""]))
-    cfg = cfg.replace("datasets: [synthetic]", "datasets: [broken]")
+    cfg = cfg.replace("datasets: [synthetic, synthetic-small]", "datasets: [broken]")
     (wd / "config/test.yaml").write_text(cfg)
     proc = snakemake(wd, "--cores", "1", "data/raw/broken.zip")
     assert proc.returncode != 0

@@ -1,4 +1,4 @@
-"""Command line: ``sampled-metrics correct ...`` (see ``sampled-metrics --help``)."""
+"""Command line: ``sampled-metrics correct | estimate | plan`` (see ``--help`` of each)."""
 from __future__ import annotations
 
 import argparse
@@ -17,12 +17,19 @@ __all__ = ["main", "read_sampled_ranks"]
 DEFAULT_METHODS = "sampled,rank_estimate,cls,bv_1,bv_0.1,bv_0.01,bv_0.001"
 
 
-def read_sampled_ranks(path, m: int, column: str | None = None) -> np.ndarray:
-    """Read sampled ranks r~ (integers in 1..m+1) from a text file with one per line, or from
-    column ``column`` of a CSV file with a header. Raises ValueError naming the problem."""
+def read_sampled_ranks(path, m: int, column: str | None = None,
+                       repeat: int | None = None) -> np.ndarray:
+    """Read sampled ranks r~ (integers in 1..m+1) from a text file with one per line, from
+    column ``column`` of a CSV file with a header, or from a rank file of the workflow
+    (``results/<dataset>/ranks/m<m>/<recommender>.npz``, repeat ``repeat``, default 0).
+    Raises ValueError naming the problem."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: no such file")
+    if path.suffix == ".npz":
+        return _ranks_from_workflow(path, m, 0 if repeat is None else repeat)
+    if repeat is not None:
+        raise ValueError("--repeat only applies to a workflow rank file (.npz)")
     text = path.read_text()
     if not text.strip():
         raise ValueError(f"{path}: file is empty, expected one sampled rank per line")
@@ -56,39 +63,103 @@ def read_sampled_ranks(path, m: int, column: str | None = None) -> np.ndarray:
     return values
 
 
+def _ranks_from_workflow(path: Path, m: int, repeat: int) -> np.ndarray:
+    with np.load(path) as z:
+        if "sampled" not in z.files:
+            raise ValueError(f"{path}: not a workflow rank file (no 'sampled' array)")
+        sampled = z["sampled"]
+        file_m = int(z["m"]) if "m" in z.files else None
+    if file_m is not None and file_m != m:
+        raise ValueError(f"{path}: ranks were sampled with m={file_m}, but --m is {m}")
+    if not 0 <= repeat < sampled.shape[0]:
+        raise ValueError(f"{path}: repeat {repeat} outside 0..{sampled.shape[0] - 1}")
+    ranks = sampled[repeat].astype(np.int64)
+    if ranks.size == 0 or ranks.min() < 1 or ranks.max() > m + 1:
+        raise ValueError(f"{path}: sampled ranks outside 1..m+1={m + 1}")
+    return ranks
+
+
+def _bootstrap_histograms(ranks: np.ndarray, m: int, draws: int, seed: int) -> np.ndarray:
+    """Bootstrap over users, done on the histogram: each draw resamples the N users with
+    replacement, i.e. counts ~ Multinomial(N, P~). Shape (draws, m+1), frequencies."""
+    counts = np.bincount(ranks - 1, minlength=m + 1)
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(ranks.size, counts / ranks.size, size=draws) / ranks.size
+
+
+def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
+    if samples.size == 0:
+        return float("nan"), float("nan")
+    lo, hi = np.quantile(samples, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
+def _check_bootstrap(args) -> None:
+    if args.bootstrap < 0:
+        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
+    if not 0 < args.level < 1:
+        raise ValueError(f"--level must lie in (0, 1), got {args.level}")
+
+
 def _cmd_correct(args) -> pd.DataFrame:
     n, m = check_nm(args.n, args.m, args.sampling)
-    ranks = read_sampled_ranks(args.ranks, m, args.column)
+    _check_bootstrap(args)
+    ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(args.metric)
     methods = [s.strip() for s in args.method.split(",") if s.strip()]
     for meth in methods:
         parse_method(meth, args.gamma if meth.lower() == "bv" else None)
     specs = [(x, args.gamma) if x.lower() == "bv" else x for x in methods]
     vectors = correction_vectors(metrics, n, m, specs, args.sampling)
+    boot = _bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
     rows = []
     for metric in metrics:
         for (name, label), vec in vectors.items():
             if name == metric.name:
                 vals = apply_correction(vec, ranks)
-                rows.append((name, label, vals.mean(), vals.std(ddof=1) / np.sqrt(vals.size)
-                             if vals.size > 1 else float("nan")))
-    return pd.DataFrame(rows, columns=["metric", "method", "value", "std_error"])
+                se = vals.std(ddof=1) / np.sqrt(vals.size) if vals.size > 1 else float("nan")
+                rows.append((name, label, vals.mean(), se, *_interval(boot @ vec, args.level)))
+    return pd.DataFrame(rows, columns=["metric", "method", "value", "std_error", "ci_low",
+                                       "ci_high"])
 
 
 def _cmd_estimate(args) -> pd.DataFrame:
     from .estimators import estimate_rank_distribution, metric_from_distribution
+    from .estimators import sampled_rank_histogram
     n, m = check_nm(args.n, args.m, args.sampling)
-    ranks = read_sampled_ranks(args.ranks, m, args.column)
+    _check_bootstrap(args)
+    ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(args.metric)
+    weights = np.stack([metric.weights(n) for metric in metrics])
+    boot = _bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
     rows = []
     for method in [s.strip() for s in args.method.split(",") if s.strip()]:
         options = {"eta": args.eta} if method == "mes" else {}
         if method == "wmle":
             options = {"weight": args.weight, "C": args.C}
-        p = estimate_rank_distribution(ranks, n, m, method, args.sampling, **options)
-        rows += [(metric.name, method, metric_from_distribution(metric, p))
-                 for metric in metrics]
-    return pd.DataFrame(rows, columns=["metric", "method", "value"])
+        estimate = _histogram_estimator(method, n, m, args.sampling, options)
+        value = weights @ estimate(sampled_rank_histogram(ranks, m))
+        draws = np.array([weights @ estimate(h) for h in boot]).reshape(-1, len(metrics))
+        rows += [(metric.name, method, value[k], *_interval(draws[:, k], args.level))
+                 for k, metric in enumerate(metrics)]
+    return pd.DataFrame(rows, columns=["metric", "method", "value", "ci_low", "ci_high"])
+
+
+def _histogram_estimator(method: str, n: int, m: int, sampling: str, options: dict):
+    """P^ as a function of a histogram, for the methods of ``estimate_rank_distribution``."""
+    from .estimators import bv_distribution, mes, mle, weight_function
+    if method == "mle":
+        return lambda h: mle(h, n, m, sampling)[0]
+    if method == "wmle":
+        w = weight_function(options["weight"], options["C"])
+        return lambda h: mle(h, n, m, sampling, weights=w)[0]
+    if method == "mes":
+        return lambda h: mes(h, n, m, sampling, eta=options["eta"])[0]
+    name, gamma = parse_method(method)
+    if name != "bv":
+        raise ValueError(f"unknown estimation method {method!r}; expected mle, wmle, mes or "
+                         f"bv_<gamma>")
+    return lambda h: bv_distribution(h, n, m, gamma, sampling)
 
 
 def _read_prior(path, n: int) -> np.ndarray:
@@ -112,6 +183,17 @@ def _cmd_plan(args) -> pd.DataFrame:
                                        "bias_at_max_m"])
 
 
+def _add_input_options(p, bootstrap: int) -> None:
+    p.add_argument("--repeat", type=int, help="with a workflow rank file (.npz): which "
+                   "sampling repeat to read (default 0)")
+    p.add_argument("--bootstrap", type=int, default=bootstrap,
+                   help="bootstrap draws over users for the confidence interval "
+                        "(default %(default)s; 0 = none)")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="confidence level of the interval (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sampled-metrics",
@@ -124,9 +206,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "sampled items, 1..m+1) and print the uncorrected metric and its corrections "
                     "(KDD'20 Sec. 5): rank_estimate (eq. 20), minimal_bias (eq. 21-23), cls "
                     "(eq. 21 with monotone M^), bv_<gamma> (eq. 24-25; bv_1 = posterior mean, "
-                    "eq. 26). value = mean over the ranks, std_error = its standard error.")
-    p.add_argument("--ranks", required=True, help="file: one integer rank per line, or a CSV "
-                   "with a header (then give --column)")
+                    "eq. 26). value = mean over the ranks, std_error = its standard error, "
+                    "ci_low/ci_high = percentile bootstrap interval over users (seeded).")
+    p.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
+                   "with a header (then give --column), or a workflow rank file "
+                   "results/<dataset>/ranks/m<m>/<recommender>.npz")
     p.add_argument("--column", help="CSV column holding the sampled ranks")
     p.add_argument("--n", type=int, required=True, help="number of items each held-out item "
                    "is truly ranked among")
@@ -142,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
                    help="how the m items were drawn: with replacement (binomial, default) or "
                         "without (hypergeometric)")
+    _add_input_options(p, bootstrap=1000)
     p.add_argument("--format", choices=("table", "csv"), default="table",
                    help="output format (default: aligned table)")
     p.set_defaults(func=_cmd_correct)
@@ -153,8 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "mle (EM on the mixture of binomials, eq. 19-21), wmle (weighted, eq. 22-23), "
                     "mes (maximal entropy with squared distance, eq. 24-27), bv_<gamma> (from "
                     "KDD'20 BV corrections of Recall@r, eq. 15).")
-    e.add_argument("--ranks", required=True, help="file: one integer rank per line, or a CSV "
-                   "with a header (then give --column)")
+    e.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
+                   "with a header (then give --column), or a workflow rank file (.npz)")
     e.add_argument("--column", help="CSV column holding the sampled ranks")
     e.add_argument("--n", type=int, required=True, help="number of items (true ranks 1..n)")
     e.add_argument("--m", type=int, required=True, help="number of sampled irrelevant items")
@@ -169,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--C", type=float, default=10.0, help="WMLE weight constant C")
     e.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
                    help="with replacement (binomial, default) or without (hypergeometric)")
+    _add_input_options(e, bootstrap=100)
     e.add_argument("--format", choices=("table", "csv"), default="table")
     e.set_defaults(func=_cmd_estimate)
 
