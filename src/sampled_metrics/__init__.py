@@ -12,6 +12,8 @@ r~       sampled rank of the relevant item among itself and the m samples, r~ in
 M(r)     a metric of one relevant item at rank r (``metrics``)
 M^       a correction: a vector of length m + 1, entry r~ - 1 is M^(r~) (``corrections``)
 p(r~|r)  law of the sampled rank given the true rank (``sampling``)
+P(r)     distribution of true ranks over the evaluated users, estimated from sampled ranks
+         (``estimators``, Jin et al.)
 """
 from .metrics import Metric, metric_value, metric_weights, metric_of_sets, parse_metric, parse_metrics
 
@@ -19,8 +21,9 @@ __version__ = "0.1.0"
 from .sampling import (draw_sampled_ranks, expected_metric_matrix, expected_sampled_metric,
                        rank_pmf)
 from .corrections import apply_correction, bias_variance, correction, correction_vectors
+from .estimators import estimate_rank_distribution, metric_from_distribution
 
 __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
            "metric_of_sets", "rank_pmf", "expected_sampled_metric", "expected_metric_matrix",
            "draw_sampled_ranks", "correction", "correction_vectors", "apply_correction",
-           "bias_variance"]
+           "bias_variance", "estimate_rank_distribution", "metric_from_distribution"]
