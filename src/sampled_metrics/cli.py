@@ -184,6 +184,18 @@ def _cmd_plan(args) -> pd.DataFrame:
 
 
 def _add_input_options(p, bootstrap: int) -> None:
+    """Options shared by ``correct`` and ``estimate``: the sampled ranks and how they arose."""
+    p.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
+                   "with a header (then give --column), or a workflow rank file "
+                   "results/<dataset>/ranks/m<m>/<recommender>.npz")
+    p.add_argument("--column", help="CSV column holding the sampled ranks")
+    p.add_argument("--n", type=int, required=True, help="number of items each held-out item "
+                   "is truly ranked among (true ranks 1..n)")
+    p.add_argument("--m", type=int, required=True, help="number of sampled irrelevant items "
+                   "per evaluation (1 <= m < n)")
+    p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
+                   help="how the m items were drawn: with replacement (binomial, default) or "
+                        "without (hypergeometric)")
     p.add_argument("--repeat", type=int, help="with a workflow rank file (.npz): which "
                    "sampling repeat to read (default 0)")
     p.add_argument("--bootstrap", type=int, default=bootstrap,
@@ -208,14 +220,6 @@ def build_parser() -> argparse.ArgumentParser:
                     "(eq. 21 with monotone M^), bv_<gamma> (eq. 24-25; bv_1 = posterior mean, "
                     "eq. 26). value = mean over the ranks, std_error = its standard error, "
                     "ci_low/ci_high = percentile bootstrap interval over users (seeded).")
-    p.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
-                   "with a header (then give --column), or a workflow rank file "
-                   "results/<dataset>/ranks/m<m>/<recommender>.npz")
-    p.add_argument("--column", help="CSV column holding the sampled ranks")
-    p.add_argument("--n", type=int, required=True, help="number of items each held-out item "
-                   "is truly ranked among")
-    p.add_argument("--m", type=int, required=True, help="number of sampled irrelevant items "
-                   "per evaluation (1 <= m < n)")
     p.add_argument("--metric", default="recall@10,ndcg@10,ap,auc",
                    help="comma-separated metrics (auc, ap, ap@k, ndcg, ndcg@k, recall@k, "
                         "precision@k); default %(default)s")
@@ -223,9 +227,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated methods: sampled, rank_estimate, minimal_bias, cls, "
                         "bv_<gamma> or bv with --gamma; default %(default)s")
     p.add_argument("--gamma", type=float, help="gamma in [0, 1] for method 'bv' (eq. 24)")
-    p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
-                   help="how the m items were drawn: with replacement (binomial, default) or "
-                        "without (hypergeometric)")
     _add_input_options(p, bootstrap=1000)
     p.add_argument("--format", choices=("table", "csv"), default="table",
                    help="output format (default: aligned table)")
@@ -238,11 +239,6 @@ def build_parser() -> argparse.ArgumentParser:
                     "mle (EM on the mixture of binomials, eq. 19-21), wmle (weighted, eq. 22-23), "
                     "mes (maximal entropy with squared distance, eq. 24-27), bv_<gamma> (from "
                     "KDD'20 BV corrections of Recall@r, eq. 15).")
-    e.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
-                   "with a header (then give --column), or a workflow rank file (.npz)")
-    e.add_argument("--column", help="CSV column holding the sampled ranks")
-    e.add_argument("--n", type=int, required=True, help="number of items (true ranks 1..n)")
-    e.add_argument("--m", type=int, required=True, help="number of sampled irrelevant items")
     e.add_argument("--metric", default="recall@10,ndcg@10,ap@10",
                    help="comma-separated metrics; default %(default)s")
     e.add_argument("--method", default="mle,wmle,mes,bv_0.1",
@@ -252,8 +248,6 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--weight", choices=("ndcg", "ap", "none"), default="ndcg",
                    help="WMLE weight w(r~) = M(r~/C) (after eq. 23)")
     e.add_argument("--C", type=float, default=10.0, help="WMLE weight constant C")
-    e.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
-                   help="with replacement (binomial, default) or without (hypergeometric)")
     _add_input_options(e, bootstrap=100)
     e.add_argument("--format", choices=("table", "csv"), default="table")
     e.set_defaults(func=_cmd_estimate)

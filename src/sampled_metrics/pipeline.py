@@ -196,6 +196,13 @@ def _pct(mean, std=None) -> str:
     return f"{100 * mean:.2f}" if std is None or std == 0 else f"{100 * mean:.2f}±{100 * std:.2f}"
 
 
+def _with_paper(wide: pd.DataFrame, column: str, values, fmt) -> pd.DataFrame:
+    """Add the paper's values as ``column`` ('-' where it has none); nothing if it has none."""
+    if all(v is None for v in values):
+        return wide
+    return wide.assign(**{column: ["-" if v is None else fmt(v) for v in values]})
+
+
 def study_tables(dataset: str, rank_paths: dict, metrics, estimators, *, sampling: str,
                  n_mode: str, outputs: dict, processes: int = 1) -> None:
     """Write Table 3 (csv/md/tex), the per-repeat values and Table 4 (csv/md/tex).
@@ -213,24 +220,17 @@ def study_tables(dataset: str, rank_paths: dict, metrics, estimators, *, samplin
     t4 = table4_frame(t3, per_repeat)
     ref3 = KDD_TABLE3 if dataset == PAPER_DATASET else {}
     ref4 = KDD_TABLE4 if dataset == PAPER_DATASET else {}
-    paper3 = [ref3.get((r, mt, e)) for r, mt, e in zip(t3.recommender, t3.metric,
-                                                      t3.estimator)]
-    wide3 = pd.DataFrame({"recommender": t3.recommender, "metric": t3.metric,
-                          "estimator": t3.estimator,
-                          "ours %": [_pct(a, b) for a, b in zip(t3["mean"], t3["std"])],
-                          "paper %": ["-" if p is None else _pct(*p) for p in paper3]})
-    if all(p is None for p in paper3):
-        wide3 = wide3.drop(columns="paper %")
+    wide3 = _with_paper(pd.DataFrame({
+        "recommender": t3.recommender, "metric": t3.metric, "estimator": t3.estimator,
+        "ours %": [_pct(a, b) for a, b in zip(t3["mean"], t3["std"])]}), "paper %",
+        [ref3.get(k) for k in zip(t3.recommender, t3.metric, t3.estimator)], lambda p: _pct(*p))
     write_table(t3, outputs["table3"], wide3, outputs.get("table3_md"),
                 outputs.get("table3_tex"),
                 title=f"Table 3 ({dataset}): exact, sampled (m = {m}) and corrected metrics, "
                       f"mean ± std over {per_repeat.repeat.nunique()} repeats, in %")
     write_csv(per_repeat, outputs["per_repeat"])
-    paper4 = [ref4.get((p, mt, e)) for p, mt, e in zip(t4.pair, t4.metric, t4.estimator)]
-    wide4 = t4.drop(columns=["dataset"]).assign(
-        paper=["-" if p is None else str(p) for p in paper4])
-    if all(p is None for p in paper4):
-        wide4 = wide4.drop(columns="paper")
+    wide4 = _with_paper(t4.drop(columns=["dataset"]), "paper",
+                        [ref4.get(k) for k in zip(t4.pair, t4.metric, t4.estimator)], str)
     write_table(t4, outputs["table4"], wide4, outputs.get("table4_md"),
                 outputs.get("table4_tex"),
                 title=f"Table 4 ({dataset}): repeats (of {per_repeat.repeat.nunique()}) that "
