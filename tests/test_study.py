@@ -164,3 +164,45 @@ def test_jin_winners_and_table2():
     t2 = jin_table2_frame(per)
     assert list(t2.estimator[:2]) == ["exact", "mle"]
     assert t2.loc[1, "mean"] == pytest.approx(0.8 / 3)
+
+
+def test_fixed_ncf_negatives_are_used(tmp_path):
+    """An NCF-format dataset with a .test.negative file: the sampled rank of each user is its
+    rank among exactly those negatives."""
+    from sampled_metrics.recommenders import make_recommender
+    prepare_archive("syn", {"format": "synthetic", "n_users": 60, "n_items": 90, "seed": 5},
+                    tmp_path / "syn.zip")
+    make_split(tmp_path / "syn.zip", "synthetic", tmp_path / "s.npz")
+    split = load_split(tmp_path / "s.npz")
+    rng = np.random.default_rng(0)
+    src = tmp_path / "ncf"
+    src.mkdir()
+    train = split.train.tocoo()
+    (src / "t.train.rating").write_text("".join(f"{u}\t{i}\t5\t0\n" for u, i in
+                                                zip(train.row, train.col)))
+    (src / "t.test.rating").write_text("".join(f"{u}\t{i}\t5\t1\n" for u, i in
+                                               zip(split.users, split.test_items)))
+    negs = []
+    for u, t in zip(split.users, split.test_items):
+        cand = np.setdiff1d(np.arange(split.n_items), np.r_[split.train[u].indices, t])
+        negs.append(rng.choice(cand, 9, replace=False))
+    (src / "t.test.negative").write_text("".join(
+        f"({u},{t})\t" + "\t".join(map(str, n)) + "\n"
+        for u, t, n in zip(split.users, split.test_items, negs)))
+    prepare_archive("ncf", {"format": "ncf", "path": str(src), "prefix": "t"}, tmp_path / "n.zip")
+    make_split(tmp_path / "n.zip", {"format": "ncf", "prefix": "t"}, tmp_path / "n.npz")
+    spec = {"model": "itemknn", "q": 1.0}
+    rank_recommender(tmp_path / "n.npz", "Z", spec, tmp_path / "Z.npz", seed=0, dataset="ncf",
+                     m=9, repeats=5, tie="pessimistic", fixed_negatives=True)
+    z = np.load(tmp_path / "Z.npz")
+    assert z["sampled"].shape == (1, split.users.size)
+    ncf_split = load_split(tmp_path / "n.npz")
+    scores = make_recommender("itemknn", q=1.0).fit(ncf_split.train).score(ncf_split.users)
+    rows = np.arange(ncf_split.users.size)
+    test = scores[rows, ncf_split.test_items]
+    fixed = np.load(tmp_path / "n.npz")["negatives"]
+    expected = 1 + (scores[rows[:, None], fixed] >= test[:, None]).sum(axis=1)
+    assert np.array_equal(z["sampled"][0], expected)
+    with pytest.raises(ValueError, match="fixed negatives per user"):
+        rank_recommender(tmp_path / "n.npz", "Z", spec, tmp_path / "Z2.npz", seed=0,
+                         dataset="ncf", m=5, repeats=5, fixed_negatives=True)

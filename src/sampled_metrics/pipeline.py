@@ -115,6 +115,12 @@ def make_split(archive, spec: dict | str, out) -> dict:
     return info
 
 
+def load_fixed_negatives(path) -> np.ndarray | None:
+    """The fixed negatives stored with a split (users x m, aligned with ``users``), if any."""
+    with np.load(path) as z:
+        return z["negatives"].astype(np.int64) if "negatives" in z.files else None
+
+
 def load_split(path) -> data.Split:
     """Read a split written by :func:`make_split`."""
     z = np.load(path)
@@ -128,7 +134,8 @@ def load_split(path) -> data.Split:
 def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
                      dataset: str, m: int, repeats: int, tie: str = "random",
                      sampling: str = "hypergeometric", block_size: int = 1024,
-                     repeat_chunk: int = 20, threads: int = 1) -> dict:
+                     repeat_chunk: int = 20, threads: int = 1,
+                     fixed_negatives: bool = False) -> dict:
     """Fit recommender ``name`` on the training set and store, per evaluated user, its exact
     rank r_u, candidate count n_u and sampled ranks r~ for ``repeats`` repeats of m
     negatives (npz keys ``users, exact, n_u, sampled``).
@@ -136,6 +143,9 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
     The negatives of repeat j are ``draw_negatives(split, m, j, derive_seed(seed, dataset,
     'negatives'))``: identical for every recommender of the dataset. ``sampling`` is
     ``hypergeometric`` (without replacement) or ``binomial`` (with).
+
+    ``fixed_negatives``: use the dataset's own negatives (NCF's ``.test.negative``, stored in
+    the split) as the single repeat instead of drawing them; m must equal their number.
     """
     if sampling not in ("binomial", "hypergeometric"):
         raise ValueError(f"unknown sampling law {sampling!r}")
@@ -156,12 +166,23 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
     neg_seed = derive_seed(seed, dataset, "negatives")
     tie_seed = derive_seed(seed, dataset, "ties", name)
     replace = sampling == "binomial"
+    fixed = load_fixed_negatives(split_path) if fixed_negatives else None
+    if fixed_negatives:
+        if fixed is None:
+            raise ValueError(f"dataset {dataset!r} has no fixed negatives (only the 'ncf' "
+                             f"format with a .test.negative file has); set "
+                             f"study.fixed_negatives: false")
+        if fixed.shape[1] != m:
+            raise ValueError(f"dataset {dataset!r} has {fixed.shape[1]} fixed negatives per "
+                             f"user, but m={m}; set study.m: {fixed.shape[1]}")
+        repeats, repeat_chunk = 1, 1
     sampled = np.empty((repeats, split.users.size), dtype=np.int16 if m < 32767 else np.int32)
     exact = n_u = None
     start = time.perf_counter()
     for lo in range(0, max(repeats, 1), repeat_chunk):
         ids = list(range(lo, min(repeats, lo + repeat_chunk)))
-        negs = [draw_negatives(split, m, j, neg_seed, replace) for j in ids]
+        negs = ([fixed] if fixed is not None
+                else [draw_negatives(split, m, j, neg_seed, replace) for j in ids])
         ev = evaluate(model, split, negs, tie, block_size, tie_seed, repeat_ids=ids)
         if exact is None:
             exact, n_u = ev.ranks, ev.n_candidates
@@ -193,7 +214,10 @@ def load_ranks(paths: dict) -> dict:
 # ----------------------------------------------------------------------------- tables
 
 def _pct(mean, std=None) -> str:
-    return f"{100 * mean:.2f}" if std is None or std == 0 else f"{100 * mean:.2f}±{100 * std:.2f}"
+    """'12.34±0.56' in percent; the mean alone when there is no spread (exact, one repeat)."""
+    if std is None or std == 0 or not np.isfinite(std):
+        return f"{100 * mean:.2f}"
+    return f"{100 * mean:.2f}±{100 * std:.2f}"
 
 
 def _with_paper(wide: pd.DataFrame, column: str, values, fmt) -> pd.DataFrame:

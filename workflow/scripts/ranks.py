@@ -7,4 +7,5 @@ with script_logging(snakemake):
                      snakemake.params.model, snakemake.output[0], seed=snakemake.params.seed,
                      dataset=snakemake.wildcards.dataset, m=int(snakemake.wildcards.m),
                      repeats=study["repeats"], tie=study["tie"], sampling=study["sampling"],
-                     threads=snakemake.threads)
+                     threads=snakemake.threads,
+                     fixed_negatives=study.get("fixed_negatives", False))
