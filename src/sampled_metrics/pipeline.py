@@ -153,7 +153,7 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
     spec = dict(model_spec)
     kind = spec.pop("model", None)
     if kind is None:
-        raise ValueError(f"recommender {name!r}: 'model' (ials or itemknn) is missing")
+        raise ValueError(f"recommender {name!r}: 'model' (ials, itemknn or ease) is missing")
     if kind == "ials":
         spec.setdefault("num_threads", threads)
     model = make_recommender(kind, **spec)
