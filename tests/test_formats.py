@@ -378,7 +378,7 @@ def test_dataset_configs(path):
     config = yaml.safe_load(path.read_text())
     name = path.stem
     assert list(config["datasets"]) == [name]
-    assert config["study"] == {"datasets": [name]}
+    assert config["study"]["datasets"] == [name]
     spec = config["datasets"][name]
     assert spec["format"] in FORMATS
     if name in MOVIELENS:
@@ -386,6 +386,8 @@ def test_dataset_configs(path):
         assert (spec["url"], spec["md5"]) == (MOVIELENS[name]["url"], MOVIELENS[name]["md5"])
     else:
         assert spec["format"] == "ncf" and spec["prefix"] and spec["path"]
+        # NCF ships 99 negatives per user: the study ranks among them, one repeat
+        assert config["study"]["m"] == 99 and config["study"]["fixed_negatives"] is True
 
 
 def test_all_dataset_configs_exist():
