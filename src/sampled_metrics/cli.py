@@ -124,7 +124,6 @@ def _cmd_correct(args) -> pd.DataFrame:
 
 
 def _cmd_estimate(args) -> pd.DataFrame:
-    from .estimators import estimate_rank_distribution, metric_from_distribution
     from .estimators import sampled_rank_histogram
     n, m = check_nm(args.n, args.m, args.sampling)
     _check_bootstrap(args)
@@ -146,20 +145,10 @@ def _cmd_estimate(args) -> pd.DataFrame:
 
 
 def _histogram_estimator(method: str, n: int, m: int, sampling: str, options: dict):
-    """P^ as a function of a histogram, for the methods of ``estimate_rank_distribution``."""
-    from .estimators import bv_distribution, mes, mle, weight_function
-    if method == "mle":
-        return lambda h: mle(h, n, m, sampling)[0]
-    if method == "wmle":
-        w = weight_function(options["weight"], options["C"])
-        return lambda h: mle(h, n, m, sampling, weights=w)[0]
-    if method == "mes":
-        return lambda h: mes(h, n, m, sampling, eta=options["eta"])[0]
-    name, gamma = parse_method(method)
-    if name != "bv":
-        raise ValueError(f"unknown estimation method {method!r}; expected mle, wmle, mes or "
-                         f"bv_<gamma>")
-    return lambda h: bv_distribution(h, n, m, gamma, sampling)
+    """P^ as a function of a histogram (validated methods and options)."""
+    from .estimators import estimate_from_histogram, parse_estimation_method
+    parse_estimation_method(method, **options)                        # fail early
+    return lambda h: estimate_from_histogram(h, n, m, method, sampling, **options)
 
 
 def _read_prior(path, n: int) -> np.ndarray:

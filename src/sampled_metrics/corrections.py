@@ -39,8 +39,9 @@ from scipy import linalg, optimize
 from .metrics import parse_metric
 from .sampling import check_nm, rank_pmf, rank_pmf_band, sampled_metric_weights
 
-__all__ = ["METHODS", "RankLawMoments", "rank_law_moments", "correction", "corrections",
-           "apply_correction", "parse_method", "bias_variance", "rank_estimate_ranks"]
+__all__ = ["METHODS", "RankLawMoments", "rank_law_moments", "correction", "correction_vectors",
+           "apply_correction", "parse_method", "method_label", "bias_variance",
+           "rank_estimate_ranks"]
 
 METHODS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv")
 _BV_RE = re.compile(r"^bv[_ ]?(\d*\.?\d+(?:e-?\d+)?)$")
@@ -78,6 +79,13 @@ def parse_method(method: str, gamma: float | None = None) -> tuple[str, float | 
     elif gamma is not None:
         raise ValueError(f"gamma is only used by method 'bv', not {name!r}")
     return name, gamma
+
+
+def method_label(method: str, gamma: float | None = None) -> str:
+    """Canonical label of a method: ``sampled``, ``rank_estimate``, ``minimal_bias``, ``cls``
+    or ``bv_<gamma>`` (gamma formatted with %g), e.g. ``method_label('BV', 0.1) == 'bv_0.1'``."""
+    name, g = parse_method(method, gamma)
+    return name if name != "bv" else f"bv_{g:g}"
 
 
 def _check_prior(prior, n: int) -> np.ndarray | None:
@@ -182,7 +190,10 @@ def rank_estimate_ranks(n: int, m: int) -> np.ndarray:
 
 
 def _solve_bv(mom: RankLawMoments, k: int, gamma: float) -> np.ndarray:
-    """((1 - gamma) A^T A + gamma diag(c))^{-1} A^T b (eq. 25)."""
+    """((1 - gamma) A^T A + gamma diag(c))^{-1} A^T b (eq. 25); gamma = 0 is eq. 21, solved
+    as :func:`_solve_minimal_bias` (A^T A alone is numerically singular)."""
+    if gamma == 0:
+        return _solve_minimal_bias(mom, k)
     H = (1.0 - gamma) * mom.gram + gamma * np.diag(mom.c)
     rhs = mom.atb[:, k]
     try:
@@ -229,7 +240,7 @@ def _solve_cls(mom: RankLawMoments, k: int, eig=None) -> np.ndarray:
     return np.cumsum(x[::-1])[::-1]  # M^(s) = sum_{j >= s} x[j]
 
 
-def correction(metric, n: int, m: int, method: str = "bv", gamma: float | None = None,
+def correction(metric, n: int, m: int, method: str, gamma: float | None = None,
                sampling: str = "binomial", prior=None) -> np.ndarray:
     """The correction vector M^ for one metric (KDD'20 Sec. 5).
 
@@ -254,12 +265,8 @@ def correction(metric, n: int, m: int, method: str = "bv", gamma: float | None =
     ndarray of length m + 1; entry ``s - 1`` is M^(s).
     """
     return correction_vectors([metric], n, m, [method if gamma is None else (method, gamma)],
-                       sampling, prior)[(parse_metric(metric).name, _label(method, gamma))]
-
-
-def _label(method, gamma=None) -> str:
-    name, g = parse_method(method, gamma)
-    return name if name != "bv" else f"bv_{g:g}"
+                              sampling, prior)[(parse_metric(metric).name,
+                                                method_label(method, gamma))]
 
 
 def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomial",
@@ -281,7 +288,7 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
     out = {}
     for k, metric in enumerate(metric_list):
         for name, gamma in parsed:
-            label = name if name != "bv" else f"bv_{gamma:g}"
+            label = method_label(name, gamma)
             if name == "sampled":
                 vec = sampled_metric_weights(metric, m)
             elif name == "rank_estimate":

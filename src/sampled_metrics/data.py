@@ -19,7 +19,6 @@ import io
 import logging
 import os
 import re
-import tempfile
 import urllib.request
 import zipfile
 from dataclasses import dataclass
@@ -28,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+
+from .atomic import atomic_output
 
 __all__ = ["DataError", "Split", "fetch_archive", "read_ratings", "index_interactions",
            "leave_last_out", "synthetic_ratings", "md5sum"]
@@ -111,9 +112,8 @@ def fetch_archive(url: str, md5: str, dest: str | os.PathLike,
 def _stream_checked(source, dest: Path, md5: str, name: str, size: int | None) -> None:
     """Copy a binary stream to a temp file beside ``dest``, verify, then rename."""
     digest, done, next_log = hashlib.md5(), 0, 0.0
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
+    with atomic_output(dest) as tmp:
+        with open(tmp, "wb") as out:
             for chunk in iter(lambda: source.read(_CHUNK), b""):
                 out.write(chunk)
                 digest.update(chunk)
@@ -126,10 +126,6 @@ def _stream_checked(source, dest: Path, md5: str, name: str, size: int | None) -
                             f"(expected MD5 {md5}, got {digest.hexdigest()})")
         if digest.hexdigest() != md5:
             raise DataError(f"{name}: MD5 mismatch, expected {md5}, got {digest.hexdigest()}")
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -371,13 +367,6 @@ def synthetic_ratings(path: str | os.PathLike, n_users: int = 300, n_items: int 
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = 0o644 << 16
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w") as zf:
-            zf.writestr(info, "".join(lines))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(path) as tmp, zipfile.ZipFile(tmp, "w") as zf:
+        zf.writestr(info, "".join(lines))
     return path

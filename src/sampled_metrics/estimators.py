@@ -37,6 +37,7 @@ from .sampling import check_nm, rank_pmf
 
 __all__ = ["sampled_rank_histogram", "mixture_matrix", "mle", "weight_function", "mes",
            "mes_kkt_residual", "bv_distribution", "estimate_rank_distribution",
+           "estimate_from_histogram", "parse_estimation_method",
            "metric_from_distribution", "ESTIMATION_METHODS"]
 
 log = logging.getLogger(__name__)
@@ -368,23 +369,17 @@ _OPTIONS = {"mle": ("max_iter", "tol", "init"), "wmle": ("weight", "C", "max_ite
 
 def estimate_rank_distribution(sampled_ranks, n: int, m: int, method: str,
                                sampling: str = "binomial", **options) -> np.ndarray:
-    """Estimate P(r), r = 1..n, from sampled ranks (Jin et al.).
+    """Estimate P(r), r = 1..n, from sampled ranks r~ in 1..m+1 (Jin et al.); see
+    :func:`estimate_from_histogram` for the methods and options."""
+    n, m = check_nm(n, m, sampling)
+    return estimate_from_histogram(sampled_rank_histogram(sampled_ranks, m), n, m, method,
+                                   sampling, **options)
 
-    Parameters
-    ----------
-    sampled_ranks : array_like of int in 1..m+1
-    n, m : int
-    method : {'mle', 'wmle', 'mes', 'bv'} (or 'bv_<gamma>')
-    sampling : {'binomial', 'hypergeometric'}
-    **options
-        mle: ``max_iter``, ``tol``, ``init`` (see :func:`mle`); wmle: also ``weight``
-        ('ndcg' default, 'ap', 'none') and ``C`` (10) (see :func:`weight_function`);
-        mes: ``eta`` (0.001), ``max_iter``, ``tol``; bv: ``gamma`` (required), ``prior``.
 
-    Returns
-    -------
-    ndarray of length n: P^(r) at index r - 1.
-    """
+def parse_estimation_method(method: str, **options) -> tuple[str, dict]:
+    """Validate a P(R) estimation method and its options: ('mle' | 'wmle' | 'mes' | 'bv',
+    options), with ``bv_<gamma>`` turned into ('bv', {'gamma': gamma, ...}). One-line
+    ValueError for an unknown method or option, or bv without gamma."""
     name = method.strip().lower() if isinstance(method, str) else method
     if isinstance(name, str) and name.startswith("bv_"):
         options = {**options, "gamma": parse_method(name, options.get("gamma"))[1]}
@@ -396,11 +391,34 @@ def estimate_rank_distribution(sampled_ranks, n: int, m: int, method: str,
     if unknown:
         raise ValueError(f"method {name!r} takes no option(s) {', '.join(unknown)}; allowed: "
                          f"{', '.join(_OPTIONS[name])}")
+    if name == "bv" and "gamma" not in options:
+        raise ValueError("method 'bv' needs gamma, e.g. gamma=0.1 or method='bv_0.1'")
+    return name, dict(options)
+
+
+def estimate_from_histogram(hist, n: int, m: int, method: str, sampling: str = "binomial",
+                            **options) -> np.ndarray:
+    """Estimate P(r), r = 1..n, from the histogram P~(r~) of sampled ranks (Jin et al.).
+
+    Parameters
+    ----------
+    hist : array_like of length m + 1 (counts or frequencies)
+    n, m : int
+    method : {'mle', 'wmle', 'mes', 'bv'} (or 'bv_<gamma>')
+    sampling : {'binomial', 'hypergeometric'}
+    **options
+        mle: ``max_iter``, ``tol``, ``init`` (see :func:`mle`); wmle: also ``weight``
+        ('ndcg' default, 'ap', 'none') and ``C`` (10) (see :func:`weight_function`);
+        mes: ``eta`` (0.001), ``max_iter``, ``tol``; bv: ``gamma`` (required), ``prior``.
+        Any other option raises ValueError.
+
+    Returns
+    -------
+    ndarray of length n: P^(r) at index r - 1.
+    """
+    name, options = parse_estimation_method(method, **options)
     n, m = check_nm(n, m, sampling)
-    hist = sampled_rank_histogram(sampled_ranks, m)
     if name == "bv":
-        if "gamma" not in options:
-            raise ValueError("method 'bv' needs gamma, e.g. gamma=0.1 or method='bv_0.1'")
         return bv_distribution(hist, n, m, sampling=sampling, **options)
     if name == "mes":
         return mes(hist, n, m, sampling, **options)[0]

@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from .atomic import atomic_output  # noqa: E402
 from .corrections import correction_vectors  # noqa: E402
 from .metrics import parse_metric  # noqa: E402
 from .sampling import expected_metric_matrix, sampled_metric_weights  # noqa: E402
@@ -27,10 +28,13 @@ REC_COLORS = {"A": "tab:blue", "B": "tab:orange", "C": "tab:green",
 def save(fig, out_stem) -> None:
     """Save ``fig`` as ``out_stem.pdf`` and ``out_stem.png`` (deterministic metadata)."""
     out_stem = Path(out_stem)
-    out_stem.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out_stem.with_suffix(".pdf"), metadata={"CreationDate": None})
-    fig.savefig(out_stem.with_suffix(".png"), dpi=150, metadata={"Software": None})
-    plt.close(fig)
+    try:
+        with atomic_output(out_stem.with_suffix(".pdf"), ".pdf") as tmp:
+            fig.savefig(tmp, metadata={"CreationDate": None})
+        with atomic_output(out_stem.with_suffix(".png"), ".png") as tmp:
+            fig.savefig(tmp, dpi=150, metadata={"Software": None})
+    finally:
+        plt.close(fig)
 
 
 def log_grid(lo: int, hi: int, points: int) -> np.ndarray:

@@ -39,6 +39,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from . import data
+from .atomic import atomic_output
 from .data import DataError, Split
 
 __all__ = ["Format", "FORMATS", "MOVIELENS", "ML_LATEST_SMALL_RELEASE", "get_format",
@@ -770,19 +771,13 @@ def pack_ncf(src, prefix: str, out) -> Path:
     depends only on the three files' bytes. Returns ``out``."""
     files = _ncf_files(src, prefix)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.part")
-    try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as zf:
-            for suffix in _NCF_SUFFIXES:
-                if files[suffix] is not None:
-                    info = zipfile.ZipInfo(prefix + suffix, date_time=(1980, 1, 1, 0, 0, 0))
-                    info.create_system, info.external_attr = 3, 0o644 << 16
-                    zf.writestr(info, files[suffix][0])
-        os.replace(tmp, out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_output(out) as tmp, zipfile.ZipFile(tmp, "w",
+                                                    compression=zipfile.ZIP_STORED) as zf:
+        for suffix in _NCF_SUFFIXES:
+            if files[suffix] is not None:
+                info = zipfile.ZipInfo(prefix + suffix, date_time=(1980, 1, 1, 0, 0, 0))
+                info.create_system, info.external_attr = 3, 0o644 << 16
+                zf.writestr(info, files[suffix][0])
     return out
 
 

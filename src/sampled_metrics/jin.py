@@ -15,39 +15,20 @@ import logging
 import numpy as np
 import pandas as pd
 
-from .estimators import (bv_distribution, mes, metric_from_distribution, mle,
-                         sampled_rank_histogram, weight_function)
+from .estimators import estimate_from_histogram, sampled_rank_histogram
 from .metrics import parse_metric
 from .study import exact_metric
 
-__all__ = ["DISTRIBUTION_ESTIMATORS", "estimate_distribution", "jin_estimates",
+__all__ = ["estimate_distribution", "jin_estimates",
            "jin_table2_frame", "jin_winners_frame"]
 
 log = logging.getLogger(__name__)
 
-#: P(R) estimators of Jin et al. and their default options
-DISTRIBUTION_ESTIMATORS = {
-    "mle": {},
-    "wmle": {"weight": "ndcg", "C": 10},
-    "mes": {"eta": 0.001},
-}
-
-
 def estimate_distribution(name: str, hist, n: int, m: int, sampling: str,
                           options: dict | None = None) -> np.ndarray:
-    """P^ for one histogram: ``mle``, ``wmle``, ``mes`` or ``bv_<gamma>`` (eq. 15)."""
-    opts = dict(DISTRIBUTION_ESTIMATORS.get(name, {}), **(options or {}))
-    if name == "mle":
-        return mle(hist, n, m, sampling, **opts)[0]
-    if name == "wmle":
-        weights = weight_function(opts.pop("weight"), opts.pop("C"))
-        return mle(hist, n, m, sampling, weights=weights, **opts)[0]
-    if name == "mes":
-        return mes(hist, n, m, sampling, **opts)[0]
-    if name.startswith("bv_"):
-        return bv_distribution(hist, n, m, float(name[3:]), sampling)
-    raise ValueError(f"unknown rank-distribution estimator {name!r}; expected mle, wmle, mes "
-                     f"or bv_<gamma>")
+    """P^ for one histogram: ``mle``, ``wmle``, ``mes`` or ``bv_<gamma>`` (eq. 15), with the
+    options of :func:`sampled_metrics.estimators.estimate_from_histogram` (validated)."""
+    return estimate_from_histogram(hist, n, m, name, sampling, **(options or {}))
 
 
 def jin_estimates(dataset: str, recommender: str, arrays: dict, metrics, distributions, *,
@@ -60,7 +41,7 @@ def jin_estimates(dataset: str, recommender: str, arrays: dict, metrics, distrib
     arrays : mapping with ``exact``, ``n_u``, ``sampled`` (repeats x users), ``m``, ``n_items``
     metrics : metric names (e.g. recall@K, ndcg@K, ap@K for several K)
     distributions : P(R) estimators (``mle``, ``wmle``, ``mes``, ``bv_0.1`` ...)
-    options : {estimator: options} overriding :data:`DISTRIBUTION_ESTIMATORS`
+    options : {estimator: options} (e.g. ``{'mes': {'eta': 0.001}}``; defaults otherwise)
 
     Returns
     -------

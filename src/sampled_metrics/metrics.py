@@ -27,8 +27,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Metric", "parse_metric", "metric_value", "metric_weights", "metric_of_sets",
-           "METRIC_KINDS"]
+__all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
+           "metric_of_sets", "METRIC_KINDS"]
 
 METRIC_KINDS = ("auc", "precision", "recall", "ap", "ndcg")
 _ALIASES = {"hr": "recall", "hitrate": "recall", "hit": "recall", "rr": "ap", "mrr": "ap",
@@ -177,5 +177,3 @@ def metric_of_sets(metric: str | Metric, rank_sets: Iterable[Sequence[int]],
     m = parse_metric(metric)
     return np.array([m.of_set(R, n) for R in rank_sets], dtype=np.float64)
 
-
-__all__.append("parse_metrics")

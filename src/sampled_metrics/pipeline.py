@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 import time
 import zlib
 from pathlib import Path
@@ -19,6 +17,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from . import data, figures, formats
+from .atomic import atomic_output
 from .evaluation import draw_negatives, evaluate
 from .metrics import parse_metric
 from .paper import KDD_TABLE3, KDD_TABLE4
@@ -41,16 +40,8 @@ def derive_seed(seed: int, *keys) -> int:
 
 
 def _atomic_savez(path, **arrays) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".npz")
-    os.close(fd)
-    try:
+    with atomic_output(path, ".npz") as tmp:
         np.savez(tmp, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # ----------------------------------------------------------------------------- data

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .corrections import _check_prior, correction, parse_method
+from .corrections import _check_prior, correction, method_label
 from .metrics import parse_metric
 from .sampling import check_nm, expected_metric_matrix
 
@@ -69,8 +69,7 @@ def required_sample_size(metric, n: int, target: float, method: str = "sampled",
     ``rel_precision`` (the returned m reaches the target; m(1 - rel_precision) may too)."""
     if not target > 0:
         raise ValueError(f"target bias must be positive, got {target}")
-    name, gamma = parse_method(method)
-    label = name if name != "bv" else f"bv_{gamma:g}"
+    label = method_label(method)
     metric_name = parse_metric(metric).name
     max_m = n - 1 if max_m is None else int(max_m)
     check_nm(n, max_m, sampling)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .metrics import Metric, parse_metric
+from .metrics import parse_metric
 
 __all__ = ["SAMPLING_LAWS", "check_nm", "rank_pmf", "rank_pmf_band", "log_rank_pmf", "expected_sampled_metric",
            "expected_metric_matrix", "draw_sampled_ranks", "sampled_metric_weights"]

@@ -20,7 +20,7 @@ import logging
 import numpy as np
 import pandas as pd
 
-from .corrections import correction_vectors, parse_method
+from .corrections import correction_vectors, method_label
 from .metrics import parse_metric
 from .sampling import check_nm, expected_metric_matrix
 
@@ -75,7 +75,7 @@ def correction_lookup(metrics, estimators, n_values, m: int, sampling: str = "bi
 
 def _lookup_chunk(n_values, metrics, estimators, m, sampling) -> np.ndarray:
     from threadpoolctl import threadpool_limits
-    labels = [_label(e) for e in estimators]
+    labels = [method_label(e) for e in estimators]
     V = np.empty((len(n_values), len(metrics), len(labels), m + 1))
     with threadpool_limits(1):
         for j, n in enumerate(n_values):
@@ -84,11 +84,6 @@ def _lookup_chunk(n_values, metrics, estimators, m, sampling) -> np.ndarray:
                 for e, label in enumerate(labels):
                     V[j, k, e] = vecs[(metric, label)]
     return V
-
-
-def _label(estimator: str) -> str:
-    name, gamma = parse_method(estimator)
-    return name if name != "bv" else f"bv_{gamma:g}"
 
 
 def estimator_table(sampled, n_u, m: int, metrics, estimators=ESTIMATORS,
@@ -145,7 +140,7 @@ def table3_frame(dataset: str, ranks: dict, m: int, metrics, estimators=ESTIMATO
     per_repeat : tidy frame ``dataset, recommender, metric, estimator, repeat, value``.
     """
     metric_names = [parse_metric(x).name for x in metrics]
-    labels = [_label(e) for e in estimators]
+    labels = [method_label(e) for e in estimators]
     if n_items is None:
         n_items = max(int(np.max(a["n_u"])) for a in ranks.values())
     all_n = np.unique(np.concatenate([_n_for_users(a["n_u"], n_mode, n_items)
@@ -223,12 +218,12 @@ def figure6_frame(ranks: dict, metric, m_values, estimators=("sampled", "bv_0.1"
         if m >= n:
             continue
         vecs = correction_vectors([metric], n, m, estimators, sampling)
-        weights = [vecs[(metric.name, _label(e))] for e in estimators]
+        weights = [vecs[(metric.name, method_label(e))] for e in estimators]
         for rec, arrays in ranks.items():
             r = np.floor(np.asarray(arrays["exact"])).astype(np.int64)
             values, counts = np.unique(r, return_counts=True)
             e = expected_metric_matrix(weights, values, n, m, sampling) @ counts / counts.sum()
-            rows += [(rec, metric.name, _label(est), m, float(v)) for est, v in zip(estimators, e)]
+            rows += [(rec, metric.name, method_label(est), m, float(v)) for est, v in zip(estimators, e)]
     return pd.DataFrame(rows, columns=["recommender", "metric", "estimator", "m", "expected"])
 
 

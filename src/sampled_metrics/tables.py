@@ -1,27 +1,17 @@
 """Tidy CSV tables and their Markdown / LaTeX renderings (rendered from the CSV content)."""
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
 import pandas as pd
+
+from .atomic import atomic_output
 
 __all__ = ["atomic_write_text", "write_csv", "render_markdown", "render_latex", "write_table"]
 
 
 def atomic_write_text(path, text: str) -> None:
     """Write ``text`` to ``path`` via a temporary file and rename: never a partial file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(path) as tmp:
+        tmp.write_text(text, newline="\n")
 
 
 def write_csv(df: pd.DataFrame, path, float_format: str = "%.10g") -> None:

@@ -1,0 +1,40 @@
+"""Atomic file output: write to a temporary file beside the target, then rename.
+
+A failed or interrupted step never leaves a partial file under the final name, and the file
+gets the usual permissions (0666 minus the umask) rather than mkstemp's private 0600.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+__all__ = ["atomic_output"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_output(path, suffix: str = ".part") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success it becomes ``path``.
+
+    The suffix lets writers that choose the format by extension (numpy, matplotlib) see the
+    right one. On any exception the temporary file is removed and the error re-raised.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
