@@ -92,10 +92,22 @@ def test_cls_is_monotone_and_optimal(metric):
 
 
 def test_cls_of_monotone_optimum_is_unconstrained_optimum():
+    # for AUC the unique minimiser of eq. 21 (m small: A^T A invertible) is the sampled AUC
+    # itself (unbiased, Sec. 4.4.1), which is decreasing: the constraint is inactive
     n, m = 400, 4
-    mb = correction("ap", n, m, "minimal_bias")
-    if np.all(np.diff(mb) <= 0):
-        assert np.allclose(correction("ap", n, m, "cls"), mb, atol=1e-8)
+    mb = correction("auc", n, m, "minimal_bias")
+    assert np.allclose(mb, correction("auc", n, m, "sampled"), atol=1e-9)
+    assert np.all(np.diff(mb) < 0)
+    assert np.allclose(correction("auc", n, m, "cls"), mb, atol=1e-8)
+    # for AP it is not monotone, and CLS differs from it
+    mb_ap = correction("ap", n, m, "minimal_bias")
+    assert np.any(np.diff(mb_ap) > 0)
+    assert not np.allclose(correction("ap", n, m, "cls"), mb_ap, atol=1e-3)
+
+
+def test_bv_gamma_zero_is_minimal_bias():
+    assert np.array_equal(correction("ap", 2000, 50, "bv", 0.0),
+                          correction("ap", 2000, 50, "minimal_bias"))
 
 
 def test_corrections_reduce_bias_on_figure4_example():

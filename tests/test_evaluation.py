@@ -5,7 +5,8 @@ import scipy.sparse as sp
 
 from sampled_metrics.data import Split
 from sampled_metrics.evaluation import (draw_negatives, evaluate, exact_ranks, mean_metrics,
-                                        rank_all, sampled_ranks, sampled_ranks_for_model)
+                                        rank_all, sampled_ranks, sampled_ranks_for_model,
+                                        tie_keys)
 from sampled_metrics.recommenders import Recommender, check_train
 
 
@@ -204,3 +205,31 @@ def test_synthetic_end_to_end_all_paper_recommenders(tmp_path):
         assert np.all((result.ranks >= 1) & (result.ranks <= result.n_candidates))
         assert np.all((result.sampled_ranks >= 1) & (result.sampled_ranks <= 51))
         assert mean_metrics(result.ranks, result.n_candidates, ["auc"])["auc"] > 0.6
+
+
+def test_random_ties_share_one_order_between_exact_and_sampled():
+    """With tie='random' the tied items are ordered once per user (tie_keys): sampling every
+    candidate reproduces the exact rank, and a sample never ranks the item lower."""
+    split = random_split(n_users=30, n_items=40, density=0.2, seed=11)
+    model = tied_model(split, seed=4, levels=3)          # many ties
+    n_u = split.n_candidates()
+    full = [draw_negatives(split, int(n_u.min()) - 1, repeat=0, seed=5)]
+    result = evaluate(model, split, full, "random", block_size=7, seed=9)
+    assert np.all(result.sampled_ranks <= result.ranks)
+    everyone = n_u - 1 == n_u.min() - 1
+    assert everyone.any()
+    assert np.array_equal(result.sampled_ranks[0, everyone], result.ranks[everyone])
+    # ties do not depend on how many repeats are ranked in the same pass
+    again = evaluate(model, split, [], "random", block_size=13, seed=9)
+    assert np.array_equal(again.ranks, result.ranks)
+    # and they are really random: another seed changes some tied ranks
+    other = evaluate(model, split, [], "random", seed=10)
+    assert not np.array_equal(other.ranks, result.ranks)
+
+
+def test_negative_and_tie_streams_differ_for_the_same_seed():
+    split = random_split(n_users=5, n_items=40, density=0.1, seed=12)
+    keys = tie_keys(split.users[:1], split.n_items, 0)[0]
+    rng_plain = np.random.default_rng(np.random.SeedSequence([0, 0]))
+    assert not np.allclose(keys, rng_plain.random(split.n_items))
+    assert not np.array_equal(draw_negatives(split, 5, 0, 0), draw_negatives(split, 5, 1, 0))

@@ -206,3 +206,30 @@ def test_fixed_ncf_negatives_are_used(tmp_path):
     with pytest.raises(ValueError, match="fixed negatives per user"):
         rank_recommender(tmp_path / "n.npz", "Z", spec, tmp_path / "Z2.npz", seed=0,
                          dataset="ncf", m=5, repeats=5, fixed_negatives=True)
+
+
+def test_average_ties_rejected_for_sampled_ranks(ranks_dir, tmp_path):
+    with pytest.raises(ValueError, match="half-integer"):
+        rank_recommender(ranks_dir / "split.npz", "Y", {"model": "itemknn", "q": 3.0},
+                         tmp_path / "Y.npz", seed=1, dataset="syn", m=20, repeats=2,
+                         tie="average")
+    assert not (tmp_path / "Y.npz").exists()
+
+
+def test_jin_options_are_validated(ranks_dir):
+    from sampled_metrics.jin import jin_estimates
+    arrays = load_ranks({"Y": ranks_dir / "Y.npz"})["Y"]
+    with pytest.raises(ValueError, match="takes no option"):
+        jin_estimates("syn", "Y", arrays, ["recall@10"], ["mes"], sampling="hypergeometric",
+                      options={"mes": {"etaa": 0.1}})
+
+
+def test_outputs_have_normal_permissions(tmp_path):
+    import os
+    from sampled_metrics.tables import atomic_write_text
+    old = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "t.csv", "a\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "t.csv").stat().st_mode & 0o777 == 0o644

@@ -121,7 +121,7 @@ def test_nothing_left_to_do(workdir):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_rebuild_single_figure_is_byte_identical_with_one_core(workdir):
+def test_forced_rerun_on_one_core_is_byte_identical(workdir):
     before = {p: p.read_bytes() for p in (workdir / "results").rglob("*.csv")}
     proc = snakemake(workdir, "--cores", "1", "--forceall")
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -151,3 +151,8 @@ def test_invalid_config_is_rejected(tmp_path):
     proc = snakemake(wd, "-n")
     assert proc.returncode != 0
     assert "repeats" in proc.stderr + proc.stdout
+    bad = cfg.replace("repeats: -1", "repeats: 10") + "\nrepeets: 10\n"   # a misspelt key
+    (wd / "config/test.yaml").write_text(bad)
+    proc = snakemake(wd, "-n")
+    assert proc.returncode != 0
+    assert "repeets" in proc.stderr + proc.stdout

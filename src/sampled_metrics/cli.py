@@ -24,15 +24,22 @@ def read_sampled_ranks(path, m: int, column: str | None = None,
     (``results/<dataset>/ranks/m<m>/<recommender>.npz``, repeat ``repeat``, default 0).
     Raises ValueError naming the problem."""
     path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
     if path.suffix == ".npz":
         return _ranks_from_workflow(path, m, 0 if repeat is None else repeat)
     if repeat is not None:
         raise ValueError("--repeat only applies to a workflow rank file (.npz)")
+    return _read_integers(path, 1, m + 1, "sampled rank", column)
+
+
+def _read_integers(path, lo: int, hi: int, what: str, column: str | None = None
+                   ) -> np.ndarray:
+    """Integers in lo..hi, one per line (blank and # lines skipped) or from a CSV column."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
     text = path.read_text()
     if not text.strip():
-        raise ValueError(f"{path}: file is empty, expected one sampled rank per line")
+        raise ValueError(f"{path}: file is empty, expected one {what} per line")
     if column is not None:
         try:
             frame = pd.read_csv(path)
@@ -50,24 +57,37 @@ def read_sampled_ranks(path, m: int, column: str | None = None,
         try:
             as_float = float(tok)
         except ValueError:
-            raise ValueError(f"{path}:{line_no}: {tok!r} is not an integer rank"
+            raise ValueError(f"{path}:{line_no}: {tok!r} is not an integer {what}"
                              + ("" if column else " (CSV input? pass --column NAME)")) from None
         if not np.isfinite(as_float) or as_float != int(as_float):
-            raise ValueError(f"{path}:{line_no}: {tok!r} is not an integer rank")
+            raise ValueError(f"{path}:{line_no}: {tok!r} is not an integer {what}")
         values[j] = int(as_float)
-        if not 1 <= values[j] <= m + 1:
-            raise ValueError(f"{path}:{line_no}: sampled rank {values[j]} outside 1..m+1="
-                             f"{m + 1}")
+        if not lo <= values[j] <= hi:
+            raise ValueError(f"{path}:{line_no}: {what} {values[j]} outside {lo}.."
+                             + (f"m+1={hi}" if what == "sampled rank" else f"n={hi}"))
     if values.size == 0:
-        raise ValueError(f"{path}: no ranks found")
+        raise ValueError(f"{path}: no {what}s found")
     return values
 
 
+def _load_npz(path: Path, key: str) -> np.ndarray:
+    """One array of a workflow .npz file, with one-line errors for a bad file."""
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if key not in z.files:
+                raise ValueError(f"{path}: not a workflow rank file (no {key!r} array)")
+            return z[key]
+    except ValueError:
+        raise
+    except Exception as err:  # zipfile.BadZipFile, OSError, pickle refusals
+        raise ValueError(f"{path}: cannot read as a workflow rank file ({err})") from None
+
+
 def _ranks_from_workflow(path: Path, m: int, repeat: int) -> np.ndarray:
+    sampled = _load_npz(path, "sampled")
     with np.load(path) as z:
-        if "sampled" not in z.files:
-            raise ValueError(f"{path}: not a workflow rank file (no 'sampled' array)")
-        sampled = z["sampled"]
         file_m = int(z["m"]) if "m" in z.files else None
     if file_m is not None and file_m != m:
         raise ValueError(f"{path}: ranks were sampled with m={file_m}, but --m is {m}")
@@ -101,8 +121,21 @@ def _check_bootstrap(args) -> None:
         raise ValueError(f"--level must lie in (0, 1), got {args.level}")
 
 
+def _resolve_sampling(args) -> str:
+    """--sampling if given, else the law recorded in a workflow rank file, else binomial."""
+    if args.sampling is None and str(args.ranks).endswith(".npz"):
+        try:
+            with np.load(args.ranks) as z:
+                if "sampling" in z.files:
+                    args.sampling = str(z["sampling"])
+        except Exception:  # unreadable files get their one-line error when read
+            pass
+    args.sampling = args.sampling or "binomial"
+    return args.sampling
+
+
 def _cmd_correct(args) -> pd.DataFrame:
-    n, m = check_nm(args.n, args.m, args.sampling)
+    n, m = check_nm(args.n, args.m, _resolve_sampling(args))
     _check_bootstrap(args)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(args.metric)
@@ -125,7 +158,7 @@ def _cmd_correct(args) -> pd.DataFrame:
 
 def _cmd_estimate(args) -> pd.DataFrame:
     from .estimators import sampled_rank_histogram
-    n, m = check_nm(args.n, args.m, args.sampling)
+    n, m = check_nm(args.n, args.m, _resolve_sampling(args))
     _check_bootstrap(args)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(args.metric)
@@ -152,8 +185,15 @@ def _histogram_estimator(method: str, n: int, m: int, sampling: str, options: di
 
 
 def _read_prior(path, n: int) -> np.ndarray:
-    """Empirical p(r) from a file of exact ranks 1..n (one per line)."""
-    ranks = read_sampled_ranks(path, n - 1)        # same checks: integers in 1..n
+    """Empirical p(r) from exact ranks 1..n: a text file with one per line, or the ``exact``
+    ranks of a workflow rank file (.npz; averaged ties rounded down)."""
+    path = Path(path)
+    if path.suffix == ".npz":
+        ranks = np.floor(_load_npz(path, "exact")).astype(np.int64)
+        if ranks.size == 0 or ranks.min() < 1 or ranks.max() > n:
+            raise ValueError(f"{path}: exact ranks outside 1..n={n}")
+    else:
+        ranks = _read_integers(path, 1, n, "exact rank")
     return np.bincount(ranks - 1, minlength=n) / ranks.size
 
 
@@ -182,9 +222,10 @@ def _add_input_options(p, bootstrap: int) -> None:
                    "is truly ranked among (true ranks 1..n)")
     p.add_argument("--m", type=int, required=True, help="number of sampled irrelevant items "
                    "per evaluation (1 <= m < n)")
-    p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
-                   help="how the m items were drawn: with replacement (binomial, default) or "
-                        "without (hypergeometric)")
+    p.add_argument("--sampling", choices=SAMPLING_LAWS,
+                   help="how the m items were drawn: with replacement (binomial) or without "
+                        "(hypergeometric); default: the law recorded in a workflow rank file, "
+                        "else binomial")
     p.add_argument("--repeat", type=int, help="with a workflow rank file (.npz): which "
                    "sampling repeat to read (default 0)")
     p.add_argument("--bootstrap", type=int, default=bootstrap,

@@ -7,7 +7,10 @@ g = #{candidates j != held-out : ŷ_j > s} and e = #{candidates j != held-out : 
     pessimistic  r = 1 + g + e
     optimistic   r = 1 + g
     average      r = 1 + g + e / 2        (float, may end in .5)
-    random       r = 1 + g + U{0..e}      (seeded uniform position among the tied)
+    random       r = 1 + g + #{tied candidates ranked above it by a random total order}
+                 (the order: seeded keys per (user, item), :func:`tie_keys`, shared by the
+                 exact and every sampled ranking, so r~ <= r and r~ | r follows the law of
+                 the sampling exactly; without keys, a uniform position among the tied)
 
 Sampled rank. m negatives are drawn uniformly from the candidates other than the held-out
 item (with or without replacement); r~ in 1..m+1 is the same formula with g, e counted
@@ -34,7 +37,8 @@ import scipy.sparse as sp
 from .data import Split
 from .metrics import parse_metric
 
-__all__ = ["TIES", "DEFAULT_TIE", "Evaluation", "ranks_from_counts", "exact_ranks", "sampled_ranks",
+__all__ = ["TIES", "DEFAULT_TIE", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",
+           "sampled_ranks",
            "draw_negatives", "evaluate", "rank_all", "sampled_ranks_for_model",
            "mean_metrics"]
 
@@ -43,6 +47,24 @@ log = logging.getLogger(__name__)
 TIES = ("pessimistic", "optimistic", "average", "random")
 DEFAULT_TIE = "random"
 _KEYS_BLOCK = 1024
+# purpose words mixed into seeds, so that streams for different purposes never coincide
+_NEGATIVES_WORD, _TIES_WORD = 0x6E656773, 0x74696573          # 'negs', 'ties'
+
+
+def tie_keys(users, n_items: int, seed: int) -> np.ndarray:
+    """Random tie-breaking keys, one uniform per (user, item), from
+    ``SeedSequence([seed, 'ties', user])``: independent of blocks and repeats.
+
+    With ``tie='random'`` items of equal score are ordered by these keys (larger key ranks
+    higher), the same order for the exact and every sampled ranking of a user, so a sampled
+    rank is the rank within a subset of one total order (r~ <= r, and r~ | r follows the
+    sampling law exactly)."""
+    users = np.asarray(users, dtype=np.int64).reshape(-1)
+    out = np.empty((users.size, n_items))
+    for i, u in enumerate(users):
+        rng = np.random.default_rng(np.random.SeedSequence([int(seed), _TIES_WORD, int(u)]))
+        out[i] = rng.random(n_items)
+    return out
 
 
 def _check_tie(tie: str) -> str:
@@ -92,7 +114,7 @@ def _as_block(scores, test_items) -> tuple[np.ndarray, np.ndarray]:
     return scores, test_items
 
 
-def exact_ranks(scores, train_rows, test_items, tie: str, rng=None
+def exact_ranks(scores, train_rows, test_items, tie: str, rng=None, keys=None
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact rank of each held-out item among the user's candidates (items not in H_u).
 
@@ -106,7 +128,10 @@ def exact_ranks(scores, train_rows, test_items, tie: str, rng=None
         Held-out item of each user; must not be in H_u.
     tie : {'pessimistic', 'optimistic', 'average', 'random'}
     rng : int or numpy.random.Generator, optional
-        Needed for ``tie='random'``.
+        For ``tie='random'`` without ``keys``: a uniform position among the tied.
+    keys : array (b, n_items), optional
+        For ``tie='random'``: tie-breaking keys (:func:`tie_keys`); tied items with a larger
+        key rank higher.
 
     Returns
     -------
@@ -133,11 +158,18 @@ def exact_ranks(scores, train_rows, test_items, tie: str, rng=None
     n_equal = (scores == s_test[:, None]).sum(axis=1) - 1 - np.bincount(
         rows, train_scores == s_test[rows], minlength=b).astype(np.int64)
     n_candidates = scores.shape[1] - np.diff(train_rows.indptr).astype(np.int64)
+    if tie == "random" and keys is not None:
+        keys = np.asarray(keys, dtype=np.float64)
+        k_test = keys[np.arange(b), test_items]
+        tied_above = (scores == s_test[:, None]) & (keys > k_test[:, None])
+        n_above = tied_above.sum(axis=1) - np.bincount(
+            rows, tied_above[rows, train_rows.indices], minlength=b).astype(np.int64)
+        return 1 + n_greater + n_above, n_candidates
     return ranks_from_counts(n_greater, n_equal, tie, rng), n_candidates
 
 
-def sampled_ranks(test_scores, negative_scores, tie: str, rng=None
-                  ) -> np.ndarray:
+def sampled_ranks(test_scores, negative_scores, tie: str, rng=None, test_keys=None,
+                  negative_keys=None) -> np.ndarray:
     """Sampled rank r~ in 1..m+1 of the held-out item among itself and m negatives.
 
     Parameters
@@ -147,6 +179,8 @@ def sampled_ranks(test_scores, negative_scores, tie: str, rng=None
         Scores of the sampled negatives (duplicates, if drawn with replacement, count).
     tie, rng
         As in :func:`exact_ranks`.
+    test_keys, negative_keys : arrays (b,) and (b, m), optional
+        Tie-breaking keys for ``tie='random'`` (see :func:`tie_keys`).
     """
     test_scores = np.asarray(test_scores, dtype=np.float64).reshape(-1)
     negative_scores = np.asarray(negative_scores, dtype=np.float64)
@@ -156,8 +190,11 @@ def sampled_ranks(test_scores, negative_scores, tie: str, rng=None
     if np.isnan(test_scores).any() or np.isnan(negative_scores).any():
         raise ValueError("scores contain NaN; cannot rank")
     n_greater = (negative_scores > test_scores[:, None]).sum(axis=1)
-    n_equal = (negative_scores == test_scores[:, None]).sum(axis=1)
-    return ranks_from_counts(n_greater, n_equal, tie, rng)
+    equal = negative_scores == test_scores[:, None]
+    if tie == "random" and test_keys is not None:
+        above = equal & (np.asarray(negative_keys) > np.asarray(test_keys)[:, None])
+        return 1 + n_greater + above.sum(axis=1)
+    return ranks_from_counts(n_greater, equal.sum(axis=1), tie, rng)
 
 
 # ----------------------------------------------------------------------------- negatives
@@ -193,7 +230,7 @@ def draw_negatives(split: Split, m: int, repeat: int = 0, seed: int = 0,
                    replace: bool = False) -> np.ndarray:
     """Draw m negatives per evaluated user, uniformly among its candidates minus the held-out.
 
-    The generator is ``default_rng(SeedSequence([seed, repeat]))``: deterministic and
+    The generator is ``default_rng(SeedSequence([seed, 'negs', repeat]))``: deterministic and
     independent of models, block sizes and other repeats. Positions p in 0..c_u-1 in the
     complement of E_u = H_u ∪ {held-out} (c_u = n_u - 1 items) map to items by
     item = p + #{k : e_k - k <= p} over E_u sorted (one searchsorted for all users).
@@ -228,7 +265,8 @@ def draw_negatives(split: Split, m: int, repeat: int = 0, seed: int = 0,
                          f"candidates (smallest: {c.min() + 1}) for m={m} negatives"
                          f"{'' if replace else ' without replacement'}; use a smaller m"
                          f"{'' if replace else ', replace=True,'} or drop those users")
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(repeat)]))
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), _NEGATIVES_WORD,
+                                                        int(repeat)]))
     if replace:
         positions = np.sort(rng.integers(0, c[:, None], size=(n_users, m)), axis=1)
     else:
@@ -272,29 +310,22 @@ class Evaluation:
 
 def evaluate(model, split: Split, negatives: Sequence[np.ndarray] = (),
              tie: str = DEFAULT_TIE, block_size: int = 1024, seed: int = 0,
-             keep_scores: bool = False, repeat_ids: Sequence[int] | None = None) -> Evaluation:
+             keep_scores: bool = False) -> Evaluation:
     """Exact and sampled ranks of a fitted model in one pass of user-block scoring.
 
     For each block of users the model's scores are computed once; exact ranks use the full
     row, sampled ranks gather the m negatives' scores (``np.take_along_axis``) for every
     negatives array in ``negatives`` (one per repeat, from :func:`draw_negatives`).
-    ``tie='random'`` draws the exact ranks' ties from ``SeedSequence([seed, 0])`` and those
-    of repeat j from ``SeedSequence([seed, 1, repeat_ids[j]])`` (default ``repeat_ids =
-    0, 1, ...``), so results depend neither on ``block_size`` nor on how the repeats are
-    split between calls.
+    ``tie='random'`` orders tied items by :func:`tie_keys` (seeded per user), one order for
+    the exact and all sampled rankings, so results depend neither on ``block_size`` nor on
+    how the repeats are split between calls, and r~ <= r always.
     """
     _check_tie(tie)
     n = split.users.size
-    repeat_ids = range(len(negatives)) if repeat_ids is None else list(repeat_ids)
-    if len(repeat_ids) != len(negatives):
-        raise ValueError("repeat_ids must give one id per negatives array")
     for j, neg in enumerate(negatives):
         if neg.ndim != 2 or neg.shape[0] != n:
             raise ValueError(f"negatives[{j}] must have one row per evaluated user ({n}), "
                              f"got shape {neg.shape}")
-    streams = [np.random.default_rng(np.random.SeedSequence([int(seed), 0]))]
-    streams += [np.random.default_rng(np.random.SeedSequence([int(seed), 1, int(rid)]))
-                for rid in repeat_ids]
     ranks = np.empty(n, dtype=np.float64 if tie == "average" else np.int64)
     sampled = np.empty((len(negatives), n), dtype=ranks.dtype)
     n_cand, test_scores = np.empty(n, dtype=np.int64), np.empty(n)
@@ -303,13 +334,16 @@ def evaluate(model, split: Split, negatives: Sequence[np.ndarray] = (),
     for users, scores in model.score_blocks(split.users, block_size):
         block = slice(start, start + users.size)
         test = split.test_items[block]
+        keys = tie_keys(users, scores.shape[1], seed) if tie == "random" else None
         ranks[block], n_cand[block] = exact_ranks(scores, split.train[users], test, tie,
-                                                  streams[0])
+                                                  keys=keys)
         test_scores[block] = scores[np.arange(users.size), test]
+        test_keys = None if keys is None else keys[np.arange(users.size), test]
         for j, neg in enumerate(negatives):
             neg_scores = np.take_along_axis(scores, neg[block], axis=1)
+            neg_keys = None if keys is None else np.take_along_axis(keys, neg[block], axis=1)
             sampled[j, block] = sampled_ranks(test_scores[block], neg_scores, tie,
-                                              streams[j + 1])
+                                              test_keys=test_keys, negative_keys=neg_keys)
             if keep_scores:
                 kept[j][block] = neg_scores
         start += users.size

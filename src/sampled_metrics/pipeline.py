@@ -140,6 +140,10 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
     """
     if sampling not in ("binomial", "hypergeometric"):
         raise ValueError(f"unknown sampling law {sampling!r}")
+    if tie == "average" and repeats > 0:
+        raise ValueError("tie policy 'average' gives half-integer sampled ranks, which the "
+                         "corrections cannot index; use 'random' (whose expectation it is), "
+                         "'pessimistic' or 'optimistic'")
     split = load_split(split_path)
     spec = dict(model_spec)
     kind = spec.pop("model", None)
@@ -155,7 +159,7 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
     if history:
         log.info("%s: paper loss per sweep %s", name, ", ".join(f"{x:.1f}" for x in history))
     neg_seed = derive_seed(seed, dataset, "negatives")
-    tie_seed = derive_seed(seed, dataset, "ties", name)
+    tie_seed = derive_seed(seed, dataset, "ties")
     replace = sampling == "binomial"
     fixed = load_fixed_negatives(split_path) if fixed_negatives else None
     if fixed_negatives:
@@ -174,7 +178,7 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
         ids = list(range(lo, min(repeats, lo + repeat_chunk)))
         negs = ([fixed] if fixed is not None
                 else [draw_negatives(split, m, j, neg_seed, replace) for j in ids])
-        ev = evaluate(model, split, negs, tie, block_size, tie_seed, repeat_ids=ids)
+        ev = evaluate(model, split, negs, tie, block_size, tie_seed)
         if exact is None:
             exact, n_u = ev.ranks, ev.n_candidates
         if ids:
@@ -184,7 +188,8 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
     rank_seconds = time.perf_counter() - start
     _atomic_savez(out, users=split.users, exact=exact, n_u=n_u, sampled=sampled,
                   m=np.array(m), n_items=np.array(split.n_items),
-                  loss=np.asarray(history or [], dtype=np.float64))
+                  sampling=np.array(sampling if fixed is None else "hypergeometric"),
+                  tie=np.array(tie), loss=np.asarray(history or [], dtype=np.float64))
     info = {"recommender": name, "model": repr(model), "fit_seconds": round(fit_seconds, 2),
             "rank_seconds": round(rank_seconds, 2), "users": int(split.users.size),
             "repeats": repeats, "m": m}

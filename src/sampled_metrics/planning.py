@@ -65,8 +65,11 @@ def required_sample_size(metric, n: int, target: float, method: str = "sampled",
                          sampling: str = "binomial", prior=None, criterion: str = "rms",
                          max_m: int | None = None, grid_points: int = 16,
                          rel_precision: float = 0.01) -> Plan:
-    """Smallest m in 1..max_m (default n - 1) whose bias is at most ``target``, up to
-    ``rel_precision`` (the returned m reaches the target; m(1 - rel_precision) may too)."""
+    """An m in 1..max_m (default n - 1) whose bias is at most ``target``: the smallest on a
+    log grid of ``grid_points`` values, refined by bisection to ``rel_precision`` of m
+    between the last grid value above the target and the first below it. It is the
+    smallest such m when the bias decreases with m (the usual case; a corrected metric can
+    wiggle, then a smaller m may reach the target too)."""
     if not target > 0:
         raise ValueError(f"target bias must be positive, got {target}")
     label = method_label(method)

@@ -183,14 +183,9 @@ def expected_sampled_metric(metric, r, n: int, m: int, sampling: str = "binomial
     ndarray of the shape of ``r``.
     """
     n, m = check_nm(n, m, sampling)
-    w = sampled_metric_weights(metric, m) if correction is None else _check_vector(correction, m)
+    w = sampled_metric_weights(metric, m) if correction is None else correction
     r = np.asarray(r)
-    flat = r.reshape(-1)
-    out = np.empty(flat.shape, dtype=np.float64)
-    step = max(1, 2_000_000 // (m + 1))
-    for i in range(0, flat.size, step):
-        out[i:i + step] = rank_pmf(flat[i:i + step], n, m, sampling) @ w
-    return out.reshape(r.shape)
+    return expected_metric_matrix([w], r, n, m, sampling)[0].reshape(r.shape)
 
 
 def expected_metric_matrix(weights_list, r, n: int, m: int,

@@ -9,8 +9,10 @@ rule jin_estimates:
         csv="results/{dataset}/jin/m{m}/{recommender}.csv",
         pmf="results/{dataset}/jin/m{m}/{recommender}_pmf.npz",
     params:
-        jin=config.get("jin", {}),
-        study=config["study"],
+        metrics=config.get("jin", {}).get("metrics"),
+        distributions=config.get("jin", {}).get("distributions"),
+        options=config.get("jin", {}).get("options", {}),
+        sampling=config["study"]["sampling"],
     wildcard_constraints:
         m=r"\d+",
     conda:
@@ -34,8 +36,10 @@ rule jin_corrections:
     output:
         "results/{dataset}/jin/corrections.csv",
     params:
-        jin=config.get("jin", {}),
-        study=config["study"],
+        metrics=config.get("jin", {}).get("metrics"),
+        corrections=config.get("jin", {}).get("corrections"),
+        sampling=config["study"]["sampling"],
+        n_mode=config["study"]["n_mode"],
     threads: 2
     conda:
         ENV

@@ -8,8 +8,12 @@ rule ranks:
     output:
         "results/{dataset}/ranks/m{m}/{recommender}.npz",
     params:
+        # only what the ranks depend on, so that editing a table setting refits nothing
         model=lambda wc: recommender_spec(wc.recommender),
-        study=config["study"],
+        repeats=config["study"]["repeats"],
+        tie=config["study"]["tie"],
+        sampling=config["study"]["sampling"],
+        fixed_negatives=config["study"].get("fixed_negatives", False),
         seed=config["seed"],
     wildcard_constraints:
         m=r"\d+",

@@ -13,7 +13,10 @@ rule tables:
         table4_md="results/{dataset}/table4.md",
         table4_tex="results/{dataset}/table4.tex",
     params:
-        study=config["study"],
+        metrics=config["study"]["metrics"],
+        estimators=config["study"]["estimators"],
+        sampling=config["study"]["sampling"],
+        n_mode=config["study"]["n_mode"],
     threads: 2
     conda:
         ENV

@@ -24,7 +24,8 @@ PAPER_RECOMMENDERS = {
 
 
 def make_recommender(kind: str, **params) -> Recommender:
-    """Construct a recommender by kind name (``'ials'`` or ``'itemknn'``) and parameters."""
+    """Construct a recommender by kind name (``'ials'``, ``'itemknn'`` or ``'ease'``) and
+    parameters."""
     if kind not in KINDS:
         raise ValueError(f"unknown recommender kind {kind!r}; expected one of {sorted(KINDS)}")
     try:
