@@ -11,6 +11,10 @@ g = #{candidates j != held-out : ŷ_j > s} and e = #{candidates j != held-out : 
                  (the order: seeded keys per (user, item), :func:`tie_keys`, shared by the
                  exact and every sampled ranking, so r~ <= r and r~ | r follows the law of
                  the sampling exactly; without keys, a uniform position among the tied)
+    random_per_ranking
+                 r = 1 + g + U{0..e}: a fresh uniform position among the tied in every
+                 ranking (the exact one and each sampled one, independently), so r~ | r
+                 follows the law only on average over the tie draws
 
 Sampled rank. m negatives are drawn uniformly from the candidates other than the held-out
 item (with or without replacement); r~ in 1..m+1 is the same formula with g, e counted
@@ -18,12 +22,13 @@ over the m negatives. Negatives are drawn once per (seed, repeat) and shared by 
 recommender (as the fixed negatives file of the NCF protocol). All ranks needed for one
 model come from a single pass of user-block scoring (:func:`evaluate`).
 
-Default tie policy of the drivers: ``'random'`` (seeded). Evidence (ML-1M, recommender Z,
-whose score is exactly 0 for ~2600 users' held-out items and ~3350 of their candidates):
-sampled Recall@10 over 30 repeats is 54.20±0.19 with random ties (paper: 54.20±0.22) but
-52.82±0.13 with averaged ranks; sampled AUC has std 0.23 across repeats (paper 0.23, vs
-0.02 for averaged ranks). Exact AUC with random ties is 74.4-75.0 depending on the seed
-(paper 74.73; averaged ranks, its expectation: 74.82). X and Y have no ties that matter.
+Default tie policy of the drivers: ``'random_per_ranking'`` (seeded). Evidence (ML-1M,
+recommender Z, whose score is exactly 0 for ~2600 users' held-out items and ~3350 of their
+candidates): sampled Recall@10 over 30 repeats is 54.20±0.19 with random ties (paper:
+54.20±0.22) but 52.82±0.13 with averaged ranks; sampled Z AUC has a std of 0.23 across
+repeats only when ties are drawn afresh in every sampled ranking (paper 0.23; one shared
+order, ``'random'``, gives 0.04, like X and Y; averaged ranks 0.02). X and Y have no ties
+that matter.
 """
 from __future__ import annotations
 
@@ -44,8 +49,8 @@ __all__ = ["TIES", "DEFAULT_TIE", "Evaluation", "tie_keys", "ranks_from_counts",
 
 log = logging.getLogger(__name__)
 
-TIES = ("pessimistic", "optimistic", "average", "random")
-DEFAULT_TIE = "random"
+TIES = ("pessimistic", "optimistic", "average", "random", "random_per_ranking")
+DEFAULT_TIE = "random_per_ranking"
 _KEYS_BLOCK = 1024
 # purpose words mixed into seeds, so that streams for different purposes never coincide
 _NEGATIVES_WORD, _TIES_WORD = 0x6E656773, 0x74696573          # 'negs', 'ties'
@@ -97,7 +102,7 @@ def ranks_from_counts(n_greater, n_equal, tie: str, rng=None) -> np.ndarray:
         return base
     if tie == "average":
         return base + 0.5 * n_equal
-    u = _uniforms(rng, n_equal.shape)
+    u = _uniforms(rng, n_equal.shape)                  # random, random_per_ranking
     return base + np.minimum(np.floor(u * (n_equal + 1)).astype(np.int64), n_equal)
 
 
@@ -310,18 +315,28 @@ class Evaluation:
 
 def evaluate(model, split: Split, negatives: Sequence[np.ndarray] = (),
              tie: str = DEFAULT_TIE, block_size: int = 1024, seed: int = 0,
-             keep_scores: bool = False) -> Evaluation:
+             keep_scores: bool = False, repeat_ids: Sequence[int] | None = None) -> Evaluation:
     """Exact and sampled ranks of a fitted model in one pass of user-block scoring.
 
     For each block of users the model's scores are computed once; exact ranks use the full
     row, sampled ranks gather the m negatives' scores (``np.take_along_axis``) for every
     negatives array in ``negatives`` (one per repeat, from :func:`draw_negatives`).
     ``tie='random'`` orders tied items by :func:`tie_keys` (seeded per user), one order for
-    the exact and all sampled rankings, so results depend neither on ``block_size`` nor on
-    how the repeats are split between calls, and r~ <= r always.
+    the exact and all sampled rankings, and r~ <= r always. ``tie='random_per_ranking'``
+    draws the exact ranking's ties from ``SeedSequence([seed, 'ties', 0])`` and those of
+    repeat j from ``SeedSequence([seed, 'ties', 1, repeat_ids[j]])`` (default ``repeat_ids
+    = 0, 1, ...``). Either way results depend neither on ``block_size`` nor on how the
+    repeats are split between calls.
     """
     _check_tie(tie)
     n = split.users.size
+    repeat_ids = range(len(negatives)) if repeat_ids is None else list(repeat_ids)
+    if len(repeat_ids) != len(negatives):
+        raise ValueError("repeat_ids must give one id per negatives array")
+    streams = [np.random.default_rng(np.random.SeedSequence([int(seed), _TIES_WORD, 0]))]
+    streams += [np.random.default_rng(np.random.SeedSequence([int(seed), _TIES_WORD, 1,
+                                                              int(rid)]))
+                for rid in repeat_ids]
     for j, neg in enumerate(negatives):
         if neg.ndim != 2 or neg.shape[0] != n:
             raise ValueError(f"negatives[{j}] must have one row per evaluated user ({n}), "
@@ -336,13 +351,13 @@ def evaluate(model, split: Split, negatives: Sequence[np.ndarray] = (),
         test = split.test_items[block]
         keys = tie_keys(users, scores.shape[1], seed) if tie == "random" else None
         ranks[block], n_cand[block] = exact_ranks(scores, split.train[users], test, tie,
-                                                  keys=keys)
+                                                  streams[0], keys=keys)
         test_scores[block] = scores[np.arange(users.size), test]
         test_keys = None if keys is None else keys[np.arange(users.size), test]
         for j, neg in enumerate(negatives):
             neg_scores = np.take_along_axis(scores, neg[block], axis=1)
             neg_keys = None if keys is None else np.take_along_axis(keys, neg[block], axis=1)
-            sampled[j, block] = sampled_ranks(test_scores[block], neg_scores, tie,
+            sampled[j, block] = sampled_ranks(test_scores[block], neg_scores, tie, streams[j + 1],
                                               test_keys=test_keys, negative_keys=neg_keys)
             if keep_scores:
                 kept[j][block] = neg_scores

@@ -31,8 +31,29 @@ def estimate_distribution(name: str, hist, n: int, m: int, sampling: str,
     return estimate_from_histogram(hist, n, m, name, sampling, **(options or {}))
 
 
+def _estimate_chunk(name, hists, n, m, sampling, options) -> np.ndarray:
+    return np.stack([estimate_distribution(name, h, n, m, sampling, options) for h in hists])
+
+
+def _estimate_all(name, hists, n, m, sampling, options, processes: int) -> np.ndarray:
+    """P^ for every histogram (rows), spread over ``processes`` worker processes; the
+    result does not depend on ``processes`` (each estimate is deterministic)."""
+    if processes <= 1 or len(hists) < 2:
+        return _estimate_chunk(name, hists, n, m, sampling, options)
+    from concurrent.futures import ProcessPoolExecutor
+    parts = [hists[i::processes] for i in range(processes)]
+    with ProcessPoolExecutor(processes) as pool:
+        done = list(pool.map(_estimate_chunk, [name] * processes, parts, [n] * processes,
+                             [m] * processes, [sampling] * processes, [options] * processes))
+    out = np.empty((len(hists), n))
+    for i, part in enumerate(done):
+        out[i::processes] = part
+    return out
+
+
 def jin_estimates(dataset: str, recommender: str, arrays: dict, metrics, distributions, *,
-                  sampling: str, options: dict | None = None) -> tuple[pd.DataFrame, dict]:
+                  sampling: str, options: dict | None = None,
+                  processes: int = 1) -> tuple[pd.DataFrame, dict]:
     """Per-repeat P(R)-based estimates of each metric for one recommender (the KDD'20
     corrections of the same table come from :func:`sampled_metrics.study.table3_frame`).
 
@@ -65,14 +86,12 @@ def jin_estimates(dataset: str, recommender: str, arrays: dict, metrics, distrib
     add("exact", np.array([[exact_metric(x, arrays["exact"], n_u)] * repeats for x in metrics]))
     ranks = np.floor(np.asarray(arrays["exact"])).astype(np.int64)
     mean_pmf = {"exact": np.bincount(ranks - 1, minlength=n)[:n] / ranks.size}
+    hists = [sampled_rank_histogram(sampled[j], m) for j in range(repeats)]
     for name in distributions:
-        values, total = np.empty((len(metrics), repeats)), np.zeros(n)
-        for j in range(repeats):
-            p = estimate_distribution(name, sampled_rank_histogram(sampled[j], m), n, m,
-                                      sampling, (options or {}).get(name))
-            values[:, j] = weights @ p
-            total += p
-        mean_pmf[name] = total / repeats
+        opts = (options or {}).get(name)
+        pmfs = _estimate_all(name, hists, n, m, sampling, opts, processes)    # repeats x n
+        values = weights @ pmfs.T
+        mean_pmf[name] = pmfs.mean(axis=0)
         # 'bv_<gamma>' here is eq. 15's P(R); the per-user KDD'20 correction keeps that name
         add(f"dist_{name}" if name.startswith("bv_") else name, values)
         log.info("%s/%s: %s over %d repeats done", dataset, recommender, name, repeats)

@@ -123,7 +123,7 @@ def load_split(path) -> data.Split:
 # ----------------------------------------------------------------------------- ranks
 
 def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
-                     dataset: str, m: int, repeats: int, tie: str = "random",
+                     dataset: str, m: int, repeats: int, tie: str = "random_per_ranking",
                      sampling: str = "hypergeometric", block_size: int = 1024,
                      repeat_chunk: int = 20, threads: int = 1,
                      fixed_negatives: bool = False) -> dict:
@@ -142,8 +142,8 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
         raise ValueError(f"unknown sampling law {sampling!r}")
     if tie == "average" and repeats > 0:
         raise ValueError("tie policy 'average' gives half-integer sampled ranks, which the "
-                         "corrections cannot index; use 'random' (whose expectation it is), "
-                         "'pessimistic' or 'optimistic'")
+                         "corrections cannot index; use 'random' or 'random_per_ranking' "
+                         "(whose expectation it is), 'pessimistic' or 'optimistic'")
     split = load_split(split_path)
     spec = dict(model_spec)
     kind = spec.pop("model", None)
@@ -178,7 +178,7 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
         ids = list(range(lo, min(repeats, lo + repeat_chunk)))
         negs = ([fixed] if fixed is not None
                 else [draw_negatives(split, m, j, neg_seed, replace) for j in ids])
-        ev = evaluate(model, split, negs, tie, block_size, tie_seed)
+        ev = evaluate(model, split, negs, tie, block_size, tie_seed, repeat_ids=ids)
         if exact is None:
             exact, n_u = ev.ranks, ev.n_candidates
         if ids:
@@ -301,13 +301,14 @@ def write_json(obj, path) -> None:
 # ----------------------------------------------------------------------------- Jin et al.
 
 def jin_recommender(dataset: str, recommender: str, rank_path, *, metrics, distributions,
-                    sampling: str, out_csv, out_npz, options: dict | None = None) -> None:
+                    sampling: str, out_csv, out_npz, options: dict | None = None,
+                    processes: int = 1) -> None:
     """Per-repeat P(R)-based estimates and exact values (tidy CSV) and the mean estimated
     P(R) (npz) of one recommender."""
     from .jin import jin_estimates
     arrays = load_ranks({recommender: rank_path})[recommender]
     per_repeat, pmfs = jin_estimates(dataset, recommender, arrays, metrics, distributions,
-                                     sampling=sampling, options=options)
+                                     sampling=sampling, options=options, processes=processes)
     write_csv(per_repeat, out_csv)
     _atomic_savez(out_npz, m=np.array(arrays["m"]), **pmfs)
 

@@ -15,6 +15,7 @@ rule jin_estimates:
         sampling=config["study"]["sampling"],
     wildcard_constraints:
         m=r"\d+",
+    threads: 2
     conda:
         ENV
     log:

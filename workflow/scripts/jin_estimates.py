@@ -6,4 +6,4 @@ with script_logging(snakemake):
     jin_recommender(snakemake.wildcards.dataset, snakemake.wildcards.recommender,
                     snakemake.input[0], metrics=p.metrics, distributions=p.distributions,
                     sampling=p.sampling, options=p.options, out_csv=snakemake.output.csv,
-                    out_npz=snakemake.output.pmf)
+                    out_npz=snakemake.output.pmf, processes=snakemake.threads)
