@@ -22,6 +22,7 @@ from .evaluation import draw_negatives, evaluate
 from .metrics import parse_metric
 from .paper import KDD_TABLE3, KDD_TABLE4
 from .recommenders import make_recommender
+from .sampling import SAMPLING_LAWS
 from .study import figure6_frame, rank_buckets, table3_frame, table4_frame
 from .tables import atomic_write_text, write_csv, write_table
 
@@ -138,8 +139,9 @@ def rank_recommender(split_path, name: str, model_spec: dict, out, *, seed: int,
     ``fixed_negatives``: use the dataset's own negatives (NCF's ``.test.negative``, stored in
     the split) as the single repeat instead of drawing them; m must equal their number.
     """
-    if sampling not in ("binomial", "hypergeometric"):
-        raise ValueError(f"unknown sampling law {sampling!r}")
+    if sampling not in SAMPLING_LAWS:
+        raise ValueError(f"unknown sampling law {sampling!r}; expected one of "
+                         f"{', '.join(SAMPLING_LAWS)}")
     if tie == "average" and repeats > 0:
         raise ValueError("tie policy 'average' gives half-integer sampled ranks, which the "
                          "corrections cannot index; use 'random' or 'random_per_ranking' "
@@ -207,6 +209,14 @@ def load_ranks(paths: dict) -> dict:
     return out
 
 
+def _common_m_and_n(ranks: dict) -> tuple[int, int]:
+    """The sample size m shared by all rank files (error if they differ) and |I|."""
+    ms = {a["m"] for a in ranks.values()}
+    if len(ms) != 1:
+        raise ValueError(f"rank files disagree on m: {sorted(ms)}")
+    return ms.pop(), max(a["n_items"] for a in ranks.values())
+
+
 # ----------------------------------------------------------------------------- tables
 
 def _pct(mean, std=None) -> str:
@@ -230,11 +240,7 @@ def study_tables(dataset: str, rank_paths: dict, metrics, estimators, *, samplin
     ``outputs`` keys: table3, table3_md, table3_tex, per_repeat, table4, table4_md, table4_tex.
     """
     ranks = load_ranks(rank_paths)
-    ms = {a["m"] for a in ranks.values()}
-    if len(ms) != 1:
-        raise ValueError(f"rank files disagree on m: {sorted(ms)}")
-    m = ms.pop()
-    n_items = max(a["n_items"] for a in ranks.values())
+    m, n_items = _common_m_and_n(ranks)
     t3, per_repeat = table3_frame(dataset, ranks, m, metrics, estimators, sampling, n_mode,
                                   n_items, processes)
     t4 = table4_frame(t3, per_repeat)
@@ -318,12 +324,9 @@ def jin_corrections(dataset: str, rank_paths: dict, *, metrics, corrections, sam
     """Per-repeat KDD'20 corrections (e.g. CLS, BV) of every recommender, sharing one
     correction lookup (tidy CSV like :func:`jin_recommender`'s)."""
     ranks = load_ranks(rank_paths)
-    ms = {a["m"] for a in ranks.values()}
-    if len(ms) != 1:
-        raise ValueError(f"rank files disagree on m: {sorted(ms)}")
-    n_items = max(a["n_items"] for a in ranks.values())
-    _, per_repeat = table3_frame(dataset, ranks, ms.pop(), metrics, corrections, sampling,
-                                 n_mode, n_items, processes)
+    m, n_items = _common_m_and_n(ranks)
+    _, per_repeat = table3_frame(dataset, ranks, m, metrics, corrections, sampling, n_mode,
+                                 n_items, processes)
     write_csv(per_repeat, out_csv)
 
 
