@@ -1,0 +1,52 @@
+"""The one process-pool helper: map a function over items in worker processes.
+
+Items are striped over the workers (item i goes to worker i mod p) and the results are put
+back in item order, so the output does not depend on the number of processes as long as
+``fn`` is deterministic per item. BLAS runs single-threaded inside the workers and in the
+serial path alike (small problems are faster so, and the results are then bit-identical
+whatever the number of processes).
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+__all__ = ["map_items"]
+
+
+def _run(fn: Callable, items: Sequence, args: tuple) -> list:
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1):
+        return [fn(item, *args) for item in items]
+
+
+def map_items(fn: Callable, items: Sequence, *args, processes: int = 1) -> list:
+    """``[fn(item, *args) for item in items]``, spread over ``processes`` worker processes.
+
+    Parameters
+    ----------
+    fn : callable
+        A module-level function (picklable), deterministic for given arguments.
+    items : sequence
+        One call per item.
+    *args
+        Extra arguments passed to every call (pickled once per worker).
+    processes : int
+        Worker processes; 1 (or fewer than 2 items) runs in this process.
+
+    Returns
+    -------
+    list
+        The results, in the order of ``items``.
+    """
+    items = list(items)
+    processes = max(1, min(int(processes), len(items)))
+    if processes == 1:
+        return _run(fn, items, args)
+    from concurrent.futures import ProcessPoolExecutor
+    parts = [items[i::processes] for i in range(processes)]
+    with ProcessPoolExecutor(processes) as pool:
+        done = list(pool.map(_run, [fn] * processes, parts, [args] * processes))
+    out = [None] * len(items)
+    for i, part in enumerate(done):
+        out[i::processes] = part
+    return out
