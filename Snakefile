@@ -20,8 +20,8 @@ validate(config, "workflow/schemas/config.schema.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/toy.smk"
 include: "workflow/rules/data.smk"
-include: "workflow/rules/models.smk"
-include: "workflow/rules/study.smk"
+include: "workflow/rules/ranks.smk"
+include: "workflow/rules/kdd_study.smk"
 include: "workflow/rules/jin.smk"
 
 

@@ -4,6 +4,7 @@ import pytest
 from sampled_metrics import correction
 from sampled_metrics.cli import main
 from sampled_metrics.corrections import apply_correction
+from sampled_metrics.rankfile import RankFile
 
 
 def run(capsys, *argv):
@@ -17,7 +18,7 @@ def test_correct_prints_corrected_means(tmp_path, capsys):
     f = tmp_path / "ranks.txt"
     f.write_text("\n".join(map(str, ranks)) + "\n")
     code, out, err = run(capsys, "correct", "--ranks", str(f), "--n", "3706", "--m", "100",
-                         "--metric", "ap,recall@10", "--method", "sampled,bv_0.1,cls",
+                         "--metric", "ap,recall@10", "--correction", "sampled,bv_0.1,cls",
                          "--format", "csv")
     assert code == 0, err
     lines = dict(((a, b), float(c)) for a, b, c, *_ in
@@ -32,7 +33,7 @@ def test_correct_reads_csv_column(tmp_path, capsys):
     f = tmp_path / "ranks.csv"
     f.write_text("user,rank\n1,1\n2,5\n3,11\n")
     code, out, err = run(capsys, "correct", "--ranks", str(f), "--column", "rank", "--n",
-                         "1000", "--m", "10", "--metric", "recall@10", "--method", "sampled")
+                         "1000", "--m", "10", "--metric", "recall@10", "--correction", "sampled")
     assert code == 0, err
     assert "0.666667" in out
 
@@ -44,7 +45,7 @@ def test_correct_reads_csv_column(tmp_path, capsys):
     ("1\n2.5\n", [], "not an integer"),
     ("1\nabc\n", [], "not an integer"),
     ("1\n", ["--m", "1000"], "need n > m"),
-    ("1\n", ["--method", "bv", "--gamma", "3"], "gamma"),
+    ("1\n", ["--correction", "bv", "--gamma", "3"], "gamma"),
     ("1\n", ["--metric", "bogus"], "unknown metric"),
     ("a,b\n1,2\n", ["--column", "rank"], "no column 'rank'"),
 ])
@@ -69,9 +70,11 @@ def test_bootstrap_interval_and_npz_input(tmp_path, capsys):
     rng = np.random.default_rng(1)
     sampled = rng.integers(1, 52, size=(3, 400)).astype(np.int16)
     f = tmp_path / "X.npz"
-    np.savez(f, sampled=sampled, m=np.array(50))
+    RankFile(users=np.arange(400), exact=rng.integers(1, 900, size=400),
+             n_u=np.full(400, 900), sampled={50: sampled}, n_items=1000,
+             sampling="hypergeometric", tie="random", seed=0).write(f)
     argv = ["correct", "--ranks", str(f), "--repeat", "2", "--n", "1000", "--m", "50",
-            "--metric", "ap", "--method", "sampled,bv_0.1", "--format", "csv"]
+            "--metric", "ap", "--correction", "sampled,bv_0.1", "--format", "csv"]
     assert main(argv) == 0
     first = capsys.readouterr().out
     assert main(argv) == 0

@@ -3,7 +3,7 @@ import pytest
 
 from sampled_metrics import correction
 from sampled_metrics.corrections import (apply_correction, bias_variance, correction_vectors,
-                                         parse_method, rank_estimate_ranks, rank_law_moments)
+                                         parse_correction, rank_estimate_ranks, rank_law_moments)
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.sampling import expected_sampled_metric, rank_pmf
 
@@ -174,9 +174,9 @@ def test_invalid_arguments(kwargs, match):
 
 
 def test_parse_method_labels():
-    assert parse_method("bv_0.1") == ("bv", 0.1)
-    assert parse_method("BV", 0.01) == ("bv", 0.01)
-    assert parse_method("none") == ("sampled", None)
+    assert parse_correction("bv_0.1") == ("bv", 0.1)
+    assert parse_correction("BV", 0.01) == ("bv", 0.01)
+    assert parse_correction("none") == ("sampled", None)
     assert set(correction_vectors(["ap"], 100, 5, ["bv_1", ("bv", 0.5), "cls"])) == {
         ("ap", "bv_1"), ("ap", "bv_0.5"), ("ap", "cls")}
 

@@ -4,9 +4,9 @@ import pytest
 import scipy.sparse as sp
 
 from sampled_metrics.data import Split
-from sampled_metrics.evaluation import (draw_negatives, evaluate, exact_ranks, mean_metrics,
-                                        rank_all, sampled_ranks, sampled_ranks_for_model,
-                                        tie_keys)
+from sampled_metrics.evaluation import (evaluate, exact_ranks, mean_metrics, rank_all,
+                                        sampled_ranks, tie_keys)
+from sampled_metrics.protocols import BLOCK_USERS, draw_negatives
 from sampled_metrics.recommenders import Recommender, check_train
 
 
@@ -80,13 +80,17 @@ def test_tie_policies_are_ordered():
     assert ranks["pessimistic"].dtype == np.int64 and ranks["average"].dtype == np.float64
 
 
-def test_random_ties_do_not_depend_on_block_size():
-    split = random_split(seed=4)
+@pytest.mark.parametrize("tie", ["random", "random_per_ranking"])
+def test_random_ties_do_not_depend_on_what_else_is_ranked(tie):
+    """Draws are keyed by (m, repeat, draw block): ranking more sample sizes or repeats in
+    the same pass, over several draw blocks, changes no rank."""
+    split = random_split(n_users=BLOCK_USERS + 37, seed=4)
     model = tied_model(split, levels=2)
-    negatives = [draw_negatives(split, 5, repeat=r) for r in range(2)]
-    a = evaluate(model, split, negatives, "random", block_size=7, seed=9)
-    b = evaluate(model, split, negatives, "random", block_size=50, seed=9)
-    assert np.array_equal(a.ranks, b.ranks) and np.array_equal(a.sampled_ranks, b.sampled_ranks)
+    a = evaluate(model, split, {5: 2}, tie=tie, seed=9)
+    b = evaluate(model, split, {5: 3, 7: 1}, tie=tie, seed=9)
+    assert np.array_equal(a.ranks, b.ranks)
+    assert np.array_equal(a.sampled[5], b.sampled[5][:2])
+    assert not np.array_equal(b.sampled[5][0], b.sampled[5][1])
 
 
 def test_exact_ranks_reject_bad_input():
@@ -139,7 +143,7 @@ def test_negatives_are_uniform_over_candidates(train_items, candidates):
 def test_negatives_need_enough_candidates():
     split = random_split(n_items=30, density=0.5, seed=7)
     fewest = split.n_candidates().min()
-    with pytest.raises(ValueError, match=r"users have fewer than .* replace=True"):
+    with pytest.raises(ValueError, match=r"users have fewer than .* with replacement"):
         draw_negatives(split, int(fewest))
     assert draw_negatives(split, int(fewest), replace=True).shape[1] == fewest
 
@@ -165,18 +169,17 @@ def test_all_candidates_sampled_gives_exact_rank(tie):
 def test_evaluate_one_pass_agrees_with_parts():
     split = random_split(seed=9)
     model = tied_model(split, seed=3, levels=5)
-    negatives = [draw_negatives(split, 10, repeat=r, seed=2) for r in range(3)]
-    result = evaluate(model, split, negatives, "pessimistic", block_size=16, keep_scores=True)
+    result = evaluate(model, split, {10: 3}, tie="pessimistic", seed=2)
     scores = model.score(split.users)
-    assert np.array_equal(result.test_scores, scores[np.arange(50), split.test_items])
-    for j, neg in enumerate(negatives):
+    test_scores = scores[np.arange(50), split.test_items]
+    assert np.array_equal(result.ranks, exact_ranks(scores, split.train, split.test_items,
+                                                    "pessimistic")[0])
+    for j in range(3):
+        neg = draw_negatives(split, 10, repeat=j, seed=2)
         gathered = np.take_along_axis(scores, neg, 1)
-        assert np.array_equal(result.negative_scores[j], gathered)
-        assert np.array_equal(result.sampled_ranks[j],
-                              sampled_ranks(result.test_scores, gathered, "pessimistic"))
-    assert np.array_equal(result.sampled_ranks,
-                          sampled_ranks_for_model(model, split, negatives, "pessimistic"))
-    assert np.all(result.sampled_ranks <= result.ranks)  # a sample can only rank higher
+        assert np.array_equal(result.sampled[10][j],
+                              sampled_ranks(test_scores, gathered, "pessimistic"))
+    assert np.all(result.sampled[10] <= result.ranks)  # a sample can only rank higher
 
 
 def test_sampled_ranks_count_duplicates_and_ties():
@@ -198,12 +201,11 @@ def test_synthetic_end_to_end_all_paper_recommenders(tmp_path):
     interactions, users, items = index_interactions(read_ratings(
         synthetic_ratings(tmp_path / "syn.zip")))
     split = leave_last_out(interactions, len(users), len(items))
-    negatives = [draw_negatives(split, 50, repeat=r) for r in range(2)]
     for name in "XYZ":
         model = paper_recommender(name, **({"iterations": 5} if name == "X" else {}))
-        result = evaluate(model.fit(split.train), split, negatives, block_size=128)
+        result = evaluate(model.fit(split.train), split, {50: 2})
         assert np.all((result.ranks >= 1) & (result.ranks <= result.n_candidates))
-        assert np.all((result.sampled_ranks >= 1) & (result.sampled_ranks <= 51))
+        assert np.all((result.sampled[50] >= 1) & (result.sampled[50] <= 51))
         assert mean_metrics(result.ranks, result.n_candidates, ["auc"])["auc"] > 0.6
 
 
@@ -213,23 +215,25 @@ def test_random_ties_share_one_order_between_exact_and_sampled():
     split = random_split(n_users=30, n_items=40, density=0.2, seed=11)
     model = tied_model(split, seed=4, levels=3)          # many ties
     n_u = split.n_candidates()
-    full = [draw_negatives(split, int(n_u.min()) - 1, repeat=0, seed=5)]
-    result = evaluate(model, split, full, "random", block_size=7, seed=9)
-    assert np.all(result.sampled_ranks <= result.ranks)
-    everyone = n_u - 1 == n_u.min() - 1
+    m = int(n_u.min()) - 1
+    result = evaluate(model, split, {m: 1}, tie="random", seed=9)
+    assert np.all(result.sampled[m] <= result.ranks)
+    everyone = n_u - 1 == m
     assert everyone.any()
-    assert np.array_equal(result.sampled_ranks[0, everyone], result.ranks[everyone])
+    assert np.array_equal(result.sampled[m][0, everyone], result.ranks[everyone])
     # ties do not depend on how many repeats are ranked in the same pass
-    again = evaluate(model, split, [], "random", block_size=13, seed=9)
+    again = evaluate(model, split, tie="random", seed=9)
     assert np.array_equal(again.ranks, result.ranks)
     # and they are really random: another seed changes some tied ranks
-    other = evaluate(model, split, [], "random", seed=10)
+    other = evaluate(model, split, tie="random", seed=10)
     assert not np.array_equal(other.ranks, result.ranks)
 
 
 def test_negative_and_tie_streams_differ_for_the_same_seed():
     split = random_split(n_users=5, n_items=40, density=0.1, seed=12)
-    keys = tie_keys(split.users[:1], split.n_items, 0)[0]
-    rng_plain = np.random.default_rng(np.random.SeedSequence([0, 0]))
-    assert not np.allclose(keys, rng_plain.random(split.n_items))
+    from sampled_metrics.protocols import negatives_generator
+    keys = tie_keys(0, 0, (1, split.n_items))[0]
+    assert not np.allclose(keys, negatives_generator(0, 5, 0, 0).random(split.n_items))
     assert not np.array_equal(draw_negatives(split, 5, 0, 0), draw_negatives(split, 5, 1, 0))
+    assert not np.array_equal(draw_negatives(split, 5, 0, 0),
+                              draw_negatives(split, 6, 0, 0)[:, :5])

@@ -49,19 +49,19 @@ def test_toy_artefacts(workdir):
 
 def test_study_artefacts(workdir):
     t3 = pd.read_csv(workdir / "results/synthetic/table3.csv")
-    assert list(t3.columns) == ["dataset", "recommender", "metric", "estimator", "mean", "std"]
+    assert list(t3.columns) == ["dataset", "recommender", "metric", "method", "mean", "std"]
     assert set(t3.recommender) == {"X", "Y", "Z"}
-    assert set(t3.estimator) == {"exact", "sampled", "rank_estimate", "cls", "bv_1", "bv_0.1",
+    assert set(t3.method) == {"exact", "sampled", "rank_estimate", "cls", "bv_1", "bv_0.1",
                                  "bv_0.01", "bv_0.001"}
     # sampled AUC is unbiased: its mean over repeats is close to the exact AUC
-    auc = t3[t3.metric == "auc"].set_index(["recommender", "estimator"])
+    auc = t3[t3.metric == "auc"].set_index(["recommender", "method"])
     for rec in "XYZ":
         assert abs(auc.loc[(rec, "sampled"), "mean"] - auc.loc[(rec, "exact"), "mean"]) < 0.01
     # sampled Recall@10 is far above the exact one (m = 50 of 400 items)
-    rec10 = t3[t3.metric == "recall@10"].set_index(["recommender", "estimator"])["mean"]
+    rec10 = t3[t3.metric == "recall@10"].set_index(["recommender", "method"])["mean"]
     assert all(rec10[(r, "sampled")] > 1.5 * rec10[(r, "exact")] for r in "XYZ")
     t4 = pd.read_csv(workdir / "results/synthetic/table4.csv")
-    assert list(t4.columns) == ["dataset", "pair", "metric", "estimator", "correct", "repeats"]
+    assert list(t4.columns) == ["dataset", "pair", "metric", "method", "correct", "repeats"]
     assert set(t4.pair) == {"X vs Y", "X vs Z", "Y vs Z"}
     assert t4.correct.between(0, 10).all() and (t4.repeats == 10).all()
     assert "paper" not in (workdir / "results/synthetic/table3.md").read_text()
@@ -76,15 +76,15 @@ def test_study_artefacts(workdir):
 
 def test_jin_artefacts(workdir):
     t2 = pd.read_csv(workdir / "results/synthetic/jin_table2.csv")
-    assert list(t2.columns) == ["dataset", "recommender", "metric", "estimator", "mean", "std"]
+    assert list(t2.columns) == ["dataset", "recommender", "metric", "method", "mean", "std"]
     assert set(t2.recommender) == {"X", "Y", "Z", "EASE"}
     assert set(t2.metric) == {"recall@10", "ndcg@10", "ap@10"}
-    assert {"exact", "cls", "bv_0.1", "mle", "wmle", "mes", "dist_bv_0.1"} <= set(t2.estimator)
+    assert {"exact", "cls", "bv_0.1", "mle", "wmle", "mes", "dist_bv_0.1"} <= set(t2.method)
     t4 = pd.read_csv(workdir / "results/synthetic/jin_table4.csv")
     assert t4.correct.between(0, 10).all()
     assert "recall@1" in set(t4.metric)
     f2 = pd.read_csv(workdir / "results/synthetic/jin_figure2.csv")
-    exact = f2[f2.estimator == "exact"]
+    exact = f2[f2.method == "exact"]
     assert exact.groupby("panel").cdf.max().le(1 + 1e-12).all()
     for name in ("jin_figure2", "jin_figure3"):
         assert (workdir / f"figures/{name}.png").stat().st_size > 1000

@@ -8,27 +8,45 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .corrections import apply_correction, correction_vectors, parse_method
+from .corrections import apply_correction, correction_vectors, parse_correction
 from .metrics import parse_metrics
+from .rankfile import read_rank_file
 from .sampling import SAMPLING_LAWS, check_nm
 
 __all__ = ["main", "read_sampled_ranks"]
 
-DEFAULT_METHODS = "sampled,rank_estimate,cls,bv_1,bv_0.1,bv_0.01,bv_0.001"
+DEFAULT_CORRECTIONS = "sampled,rank_estimate,cls,bv_1,bv_0.1,bv_0.01,bv_0.001"
 
 
-def read_sampled_ranks(path, m: int, column: str | None = None,
+def read_sampled_ranks(path, m: int | None, column: str | None = None,
                        repeat: int | None = None) -> np.ndarray:
     """Read sampled ranks r~ (integers in 1..m+1) from a text file with one per line, from
     column ``column`` of a CSV file with a header, or from a rank file of the workflow
-    (``results/<dataset>/ranks/m<m>/<recommender>.npz``, repeat ``repeat``, default 0).
-    Raises ValueError naming the problem."""
+    (``results/<dataset>/ranks/<recommender>.npz``: sample size ``m`` (default: the file's
+    only one), repeat ``repeat`` (default 0)). Raises ValueError naming the problem."""
     path = Path(path)
     if path.suffix == ".npz":
-        return _ranks_from_workflow(path, m, 0 if repeat is None else repeat)
+        rank_file = read_rank_file(path)
+        return rank_file.sampled_ranks(_file_m(rank_file, path, m),
+                                       0 if repeat is None else repeat).astype(np.int64)
     if repeat is not None:
         raise ValueError("--repeat only applies to a workflow rank file (.npz)")
+    if m is None:
+        raise ValueError("--m is required unless --ranks is a workflow rank file (.npz)")
     return _read_integers(path, 1, m + 1, "sampled rank", column)
+
+
+def _file_m(rank_file, path, m: int | None) -> int:
+    """The sample size to read from a rank file: ``m``, or the file's only one."""
+    if m is None:
+        if len(rank_file.m_values) != 1:
+            raise ValueError(f"{path}: holds sampled ranks for m in {rank_file.m_values}; "
+                             f"choose one with --m")
+        return rank_file.m_values[0]
+    if m not in rank_file.m_values:
+        raise ValueError(f"{path}: ranks were sampled with m="
+                         f"{'/'.join(map(str, rank_file.m_values))}, but --m is {m}")
+    return m
 
 
 def _read_integers(path, lo: int, hi: int, what: str, column: str | None = None
@@ -70,35 +88,6 @@ def _read_integers(path, lo: int, hi: int, what: str, column: str | None = None
     return values
 
 
-def _load_npz(path: Path, key: str) -> np.ndarray:
-    """One array of a workflow .npz file, with one-line errors for a bad file."""
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if key not in z.files:
-                raise ValueError(f"{path}: not a workflow rank file (no {key!r} array)")
-            return z[key]
-    except ValueError:
-        raise
-    except Exception as err:  # zipfile.BadZipFile, OSError, pickle refusals
-        raise ValueError(f"{path}: cannot read as a workflow rank file ({err})") from None
-
-
-def _ranks_from_workflow(path: Path, m: int, repeat: int) -> np.ndarray:
-    sampled = _load_npz(path, "sampled")
-    with np.load(path) as z:
-        file_m = int(z["m"]) if "m" in z.files else None
-    if file_m is not None and file_m != m:
-        raise ValueError(f"{path}: ranks were sampled with m={file_m}, but --m is {m}")
-    if not 0 <= repeat < sampled.shape[0]:
-        raise ValueError(f"{path}: repeat {repeat} outside 0..{sampled.shape[0] - 1}")
-    ranks = sampled[repeat].astype(np.int64)
-    if ranks.size == 0 or ranks.min() < 1 or ranks.max() > m + 1:
-        raise ValueError(f"{path}: sampled ranks outside 1..m+1={m + 1}")
-    return ranks
-
-
 def _bootstrap_histograms(ranks: np.ndarray, m: int, draws: int, seed: int) -> np.ndarray:
     """Bootstrap over users, done on the histogram: each draw resamples the N users with
     replacement, i.e. counts ~ Multinomial(N, P~). Shape (draws, m+1), frequencies."""
@@ -121,29 +110,45 @@ def _check_bootstrap(args) -> None:
         raise ValueError(f"--level must lie in (0, 1), got {args.level}")
 
 
-def _resolve_sampling(args) -> str:
-    """--sampling if given, else the law recorded in a workflow rank file, else binomial."""
-    if args.sampling is None and str(args.ranks).endswith(".npz"):
-        try:
-            with np.load(args.ranks) as z:
-                if "sampling" in z.files:
-                    args.sampling = str(z["sampling"])
-        except Exception:  # unreadable files get their one-line error when read
-            pass
+def _resolve_inputs(args) -> tuple[int, int, str]:
+    """(n, m, sampling): from the options, a workflow rank file filling in what is not given
+    (its |I|, its only m, its sampling law) and refusing what contradicts it."""
+    if str(args.ranks).endswith(".npz"):
+        rank_file = read_rank_file(args.ranks)
+        args.m = _file_m(rank_file, args.ranks, args.m)
+        if args.n is None:
+            args.n = rank_file.n_items
+        elif args.n != rank_file.n_items:
+            raise ValueError(f"{args.ranks}: the file records n = {rank_file.n_items} items, "
+                             f"but --n is {args.n}")
+        if args.sampling is None:
+            args.sampling = rank_file.sampling
+    if args.n is None:
+        raise ValueError("--n is required unless --ranks is a workflow rank file (.npz)")
+    if args.m is None:
+        raise ValueError("--m is required unless --ranks is a workflow rank file (.npz)")
     args.sampling = args.sampling or "binomial"
-    return args.sampling
+    n, m = check_nm(args.n, args.m, args.sampling)
+    return n, m, args.sampling
+
+
+def _names(text: str, what: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    if not names:
+        raise ValueError(f"no {what} given")
+    return names
 
 
 def _cmd_correct(args) -> pd.DataFrame:
-    n, m = check_nm(args.n, args.m, _resolve_sampling(args))
+    n, m, sampling = _resolve_inputs(args)
     _check_bootstrap(args)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(args.metric)
-    methods = [s.strip() for s in args.method.split(",") if s.strip()]
-    for meth in methods:
-        parse_method(meth, args.gamma if meth.lower() == "bv" else None)
-    specs = [(x, args.gamma) if x.lower() == "bv" else x for x in methods]
-    vectors = correction_vectors(metrics, n, m, specs, args.sampling)
+    names = _names(args.correction, "correction")
+    for name in names:
+        parse_correction(name, args.gamma if name.lower() == "bv" else None)
+    specs = [(x, args.gamma) if x.lower() == "bv" else x for x in names]
+    vectors = correction_vectors(metrics, n, m, specs, sampling)
     boot = _bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
     rows = []
     for metric in metrics:
@@ -152,36 +157,36 @@ def _cmd_correct(args) -> pd.DataFrame:
                 vals = apply_correction(vec, ranks)
                 se = vals.std(ddof=1) / np.sqrt(vals.size) if vals.size > 1 else float("nan")
                 rows.append((name, label, vals.mean(), se, *_interval(boot @ vec, args.level)))
-    return pd.DataFrame(rows, columns=["metric", "method", "value", "std_error", "ci_low",
+    return pd.DataFrame(rows, columns=["metric", "correction", "value", "std_error", "ci_low",
                                        "ci_high"])
 
 
 def _cmd_estimate(args) -> pd.DataFrame:
     from .estimators import sampled_rank_histogram
-    n, m = check_nm(args.n, args.m, _resolve_sampling(args))
+    n, m, sampling = _resolve_inputs(args)
     _check_bootstrap(args)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(args.metric)
     weights = np.stack([metric.weights(n) for metric in metrics])
     boot = _bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
     rows = []
-    for method in [s.strip() for s in args.method.split(",") if s.strip()]:
-        options = {"eta": args.eta} if method == "mes" else {}
-        if method == "wmle":
+    for name in _names(args.estimator, "estimator"):
+        options = {"eta": args.eta} if name == "mes" else {}
+        if name == "wmle":
             options = {"weight": args.weight, "C": args.C}
-        estimate = _histogram_estimator(method, n, m, args.sampling, options)
+        estimate = _histogram_estimator(name, n, m, sampling, options)
         value = weights @ estimate(sampled_rank_histogram(ranks, m))
         draws = np.array([weights @ estimate(h) for h in boot]).reshape(-1, len(metrics))
-        rows += [(metric.name, method, value[k], *_interval(draws[:, k], args.level))
+        rows += [(metric.name, name, value[k], *_interval(draws[:, k], args.level))
                  for k, metric in enumerate(metrics)]
-    return pd.DataFrame(rows, columns=["metric", "method", "value", "ci_low", "ci_high"])
+    return pd.DataFrame(rows, columns=["metric", "estimator", "value", "ci_low", "ci_high"])
 
 
-def _histogram_estimator(method: str, n: int, m: int, sampling: str, options: dict):
-    """P^ as a function of a histogram (validated methods and options)."""
-    from .estimators import estimate_from_histogram, parse_estimation_method
-    parse_estimation_method(method, **options)                        # fail early
-    return lambda h: estimate_from_histogram(h, n, m, method, sampling, **options)
+def _histogram_estimator(name: str, n: int, m: int, sampling: str, options: dict):
+    """P^ as a function of a histogram (validated estimator and options)."""
+    from .estimators import estimate_from_histogram, parse_estimator
+    parse_estimator(name, **options)                        # fail early
+    return lambda h: estimate_from_histogram(h, n, m, name, sampling, **options)
 
 
 def _read_prior(path, n: int) -> np.ndarray:
@@ -189,7 +194,7 @@ def _read_prior(path, n: int) -> np.ndarray:
     ranks of a workflow rank file (.npz; averaged ties rounded down)."""
     path = Path(path)
     if path.suffix == ".npz":
-        ranks = np.floor(_load_npz(path, "exact")).astype(np.int64)
+        ranks = np.floor(read_rank_file(path).exact).astype(np.int64)
         if ranks.size == 0 or ranks.min() < 1 or ranks.max() > n:
             raise ValueError(f"{path}: exact ranks outside 1..n={n}")
     else:
@@ -203,12 +208,12 @@ def _cmd_plan(args) -> pd.DataFrame:
     prior = _read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []
     for metric in parse_metrics(args.metric):
-        for method in [s.strip() for s in args.method.split(",") if s.strip()]:
-            plan = required_sample_size(metric, args.n, args.target_bias, method, args.sampling,
+        for name in _names(args.correction, "correction"):
+            plan = required_sample_size(metric, args.n, args.target_bias, name, args.sampling,
                                         prior, args.criterion, args.max_m)
-            rows.append((plan.metric, plan.method, "> max_m" if plan.m is None else plan.m,
+            rows.append((plan.metric, plan.correction, "> max_m" if plan.m is None else plan.m,
                          plan.bias, plan.max_m, plan.bias_at_max_m))
-    return pd.DataFrame(rows, columns=["metric", "method", "m_needed", "bias_at_m", "max_m",
+    return pd.DataFrame(rows, columns=["metric", "correction", "m_needed", "bias_at_m", "max_m",
                                        "bias_at_max_m"])
 
 
@@ -216,12 +221,12 @@ def _add_input_options(p, bootstrap: int) -> None:
     """Options shared by ``correct`` and ``estimate``: the sampled ranks and how they arose."""
     p.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
                    "with a header (then give --column), or a workflow rank file "
-                   "results/<dataset>/ranks/m<m>/<recommender>.npz")
+                   "results/<dataset>/ranks/<recommender>.npz")
     p.add_argument("--column", help="CSV column holding the sampled ranks")
-    p.add_argument("--n", type=int, required=True, help="number of items each held-out item "
-                   "is truly ranked among (true ranks 1..n)")
-    p.add_argument("--m", type=int, required=True, help="number of sampled irrelevant items "
-                   "per evaluation (1 <= m < n)")
+    p.add_argument("--n", type=int, help="number of items each held-out item is truly ranked "
+                   "among (true ranks 1..n); default with a rank file: its number of items")
+    p.add_argument("--m", type=int, help="number of sampled irrelevant items per evaluation "
+                   "(1 <= m < n); default with a rank file: its only sample size")
     p.add_argument("--sampling", choices=SAMPLING_LAWS,
                    help="how the m items were drawn: with replacement (binomial) or without "
                         "(hypergeometric); default: the law recorded in a workflow rank file, "
@@ -253,10 +258,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metric", default="recall@10,ndcg@10,ap,auc",
                    help="comma-separated metrics (auc, ap, ap@k, ndcg, ndcg@k, recall@k, "
                         "precision@k); default %(default)s")
-    p.add_argument("--method", default=DEFAULT_METHODS,
-                   help="comma-separated methods: sampled, rank_estimate, minimal_bias, cls, "
-                        "bv_<gamma> or bv with --gamma; default %(default)s")
-    p.add_argument("--gamma", type=float, help="gamma in [0, 1] for method 'bv' (eq. 24)")
+    p.add_argument("--correction", default=DEFAULT_CORRECTIONS,
+                   help="comma-separated corrections: sampled (none), rank_estimate, "
+                        "minimal_bias, cls, bv_<gamma> or bv with --gamma; default %(default)s")
+    p.add_argument("--gamma", type=float, help="gamma in [0, 1] for the correction 'bv' (eq. 24)")
     _add_input_options(p, bootstrap=1000)
     p.add_argument("--format", choices=("table", "csv"), default="table",
                    help="output format (default: aligned table)")
@@ -271,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "KDD'20 BV corrections of Recall@r, eq. 15).")
     e.add_argument("--metric", default="recall@10,ndcg@10,ap@10",
                    help="comma-separated metrics; default %(default)s")
-    e.add_argument("--method", default="mle,wmle,mes,bv_0.1",
+    e.add_argument("--estimator", default="mle,wmle,mes,bv_0.1",
                    help="comma-separated estimators: mle, wmle, mes, bv_<gamma>; "
                         "default %(default)s")
     e.add_argument("--eta", type=float, default=0.001, help="MES entropy weight (eq. 26)")
@@ -295,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "%(default)s")
     p.add_argument("--target-bias", type=float, required=True,
                    help="largest acceptable bias, in metric units (e.g. 0.005)")
-    p.add_argument("--method", default="sampled,bv_0.1",
+    p.add_argument("--correction", default="sampled,bv_0.1",
                    help="comma-separated: sampled (uncorrected), rank_estimate, cls, "
                         "bv_<gamma>; default %(default)s")
     p.add_argument("--criterion", choices=("rms", "mean"), default="rms",

@@ -39,11 +39,12 @@ from scipy import linalg, optimize
 from .metrics import parse_metric
 from .sampling import check_nm, rank_pmf, rank_pmf_band, sampled_metric_weights
 
-__all__ = ["METHODS", "RankLawMoments", "rank_law_moments", "correction", "correction_vectors",
-           "apply_correction", "parse_method", "method_label", "bias_variance",
+__all__ = ["CORRECTIONS", "RankLawMoments", "rank_law_moments", "correction", "correction_vectors",
+           "apply_correction", "parse_correction", "correction_label", "bias_variance",
+           "correction_lookup",
            "rank_estimate_ranks"]
 
-METHODS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv")
+CORRECTIONS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv")
 _BV_RE = re.compile(r"^bv[_ ]?(\d*\.?\d+(?:e-?\d+)?)$")
 #: Relative eigenvalue cut-off of the pseudo-inverse used by ``minimal_bias`` and ``cls``.
 RCOND = 1e-15
@@ -51,7 +52,7 @@ RCOND = 1e-15
 BLOCK_ENTRIES = 2_000_000
 
 
-def parse_method(method: str, gamma: float | None = None) -> tuple[str, float | None]:
+def parse_correction(method: str, gamma: float | None = None) -> tuple[str, float | None]:
     """Normalise a method name: ``'bv_0.1'`` -> ('bv', 0.1); checks gamma in [0, 1].
 
     Accepted names: sampled (alias none, uncorrected), rank_estimate, minimal_bias (alias mb),
@@ -67,7 +68,7 @@ def parse_method(method: str, gamma: float | None = None) -> tuple[str, float | 
         if gamma is not None and float(match.group(1)) != gamma:
             raise ValueError(f"method {method!r} conflicts with gamma={gamma}")
         name, gamma = "bv", float(match.group(1))
-    if name not in METHODS:
+    if name not in CORRECTIONS:
         raise ValueError(f"unknown correction method {method!r}; expected one of "
                          f"sampled, rank_estimate, minimal_bias, cls, bv_<gamma>")
     if name == "bv":
@@ -81,10 +82,10 @@ def parse_method(method: str, gamma: float | None = None) -> tuple[str, float | 
     return name, gamma
 
 
-def method_label(method: str, gamma: float | None = None) -> str:
+def correction_label(method: str, gamma: float | None = None) -> str:
     """Canonical label of a method: ``sampled``, ``rank_estimate``, ``minimal_bias``, ``cls``
-    or ``bv_<gamma>`` (gamma formatted with %g), e.g. ``method_label('BV', 0.1) == 'bv_0.1'``."""
-    name, g = parse_method(method, gamma)
+    or ``bv_<gamma>`` (gamma formatted with %g), e.g. ``correction_label('BV', 0.1) == 'bv_0.1'``."""
+    name, g = parse_correction(method, gamma)
     return name if name != "bv" else f"bv_{g:g}"
 
 
@@ -266,7 +267,7 @@ def correction(metric, n: int, m: int, method: str, gamma: float | None = None,
     """
     return correction_vectors([metric], n, m, [method if gamma is None else (method, gamma)],
                               sampling, prior)[(parse_metric(metric).name,
-                                                method_label(method, gamma))]
+                                                correction_label(method, gamma))]
 
 
 def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomial",
@@ -279,7 +280,7 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
     """
     n, m = check_nm(n, m, sampling)
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
-    parsed = [parse_method(*x) if isinstance(x, tuple) else parse_method(x) for x in methods]
+    parsed = [parse_correction(*x) if isinstance(x, tuple) else parse_correction(x) for x in methods]
     prior = _check_prior(prior, n)
     need_moments = any(name in ("minimal_bias", "cls", "bv") for name, _ in parsed)
     mom = rank_law_moments(metric_list, n, m, sampling, prior) if need_moments else None
@@ -288,7 +289,7 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
     out = {}
     for k, metric in enumerate(metric_list):
         for name, gamma in parsed:
-            label = method_label(name, gamma)
+            label = correction_label(name, gamma)
             if name == "sampled":
                 vec = sampled_metric_weights(metric, m)
             elif name == "rank_estimate":
@@ -333,3 +334,20 @@ def bias_variance(correction_vector, metric, n: int, m: int, sampling: str = "bi
     quad = v @ mom.gram @ v
     bias2 = quad - 2 * v @ mom.atb[:, 0] + mom.btb[0]
     return float(max(bias2, 0.0)), float(max(mom.c @ v ** 2 - quad, 0.0))
+
+
+def _lookup_one(n: int, metrics, corrections, m: int, sampling: str) -> np.ndarray:
+    vecs = correction_vectors(metrics, n, m, corrections, sampling)
+    return np.stack([[vecs[(x, correction_label(c))] for c in corrections] for x in metrics])
+
+
+def correction_lookup(metrics, corrections, n_values, m: int, sampling: str = "binomial",
+                      processes: int = 1) -> np.ndarray:
+    """Correction vectors for each n: V[j, k, e, s] = M^_{e,k}(s + 1) for n = n_values[j],
+    metric k, correction e (one :func:`correction_vectors` per distinct n, spread over
+    ``processes`` with :func:`sampled_metrics.parallel.map_items`)."""
+    from .parallel import map_items
+    metrics = [parse_metric(x).name for x in metrics]
+    parts = map_items(_lookup_one, [int(n) for n in n_values], metrics, list(corrections),
+                      int(m), sampling, processes=processes)
+    return np.stack(parts) if parts else np.empty((0, len(metrics), len(corrections), m + 1))

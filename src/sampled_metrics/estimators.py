@@ -31,18 +31,18 @@ from functools import lru_cache
 import numpy as np
 from scipy import linalg, special
 
-from .corrections import _check_prior, _solve_bv, parse_method, rank_law_moments
+from .corrections import _check_prior, _solve_bv, parse_correction, rank_law_moments
 from .metrics import parse_metric
 from .sampling import check_nm, rank_pmf
 
 __all__ = ["sampled_rank_histogram", "mixture_matrix", "mle", "weight_function", "mes",
            "mes_kkt_residual", "bv_distribution", "estimate_rank_distribution",
-           "estimate_from_histogram", "parse_estimation_method",
-           "metric_from_distribution", "ESTIMATION_METHODS"]
+           "estimate_from_histogram", "parse_estimator",
+           "metric_from_distribution", "ESTIMATORS"]
 
 log = logging.getLogger(__name__)
 
-ESTIMATION_METHODS = ("mle", "wmle", "mes", "bv")
+ESTIMATORS = ("mle", "wmle", "mes", "bv")
 #: Entries of A per block in the fused EM pass (800 kB: the block stays in L2 cache).
 EM_BLOCK_ENTRIES = 100_000
 
@@ -355,7 +355,7 @@ def bv_distribution(hist, n: int, m: int, gamma: float, sampling: str = "binomia
     """
     n, m = check_nm(n, m, sampling)
     P = _check_hist(hist, m)
-    _, gamma = parse_method("bv", gamma)
+    _, gamma = parse_correction("bv", gamma)
     p = _check_prior(prior, n)
     mom = rank_law_moments("recall@1", n, m, sampling, p)
     y = _solve_bv(dataclasses.replace(mom, atb=P[:, None]), 0, gamma)
@@ -376,17 +376,17 @@ def estimate_rank_distribution(sampled_ranks, n: int, m: int, method: str,
                                    sampling, **options)
 
 
-def parse_estimation_method(method: str, **options) -> tuple[str, dict]:
+def parse_estimator(method: str, **options) -> tuple[str, dict]:
     """Validate a P(R) estimation method and its options: ('mle' | 'wmle' | 'mes' | 'bv',
     options), with ``bv_<gamma>`` turned into ('bv', {'gamma': gamma, ...}). One-line
     ValueError for an unknown method or option, or bv without gamma."""
     name = method.strip().lower() if isinstance(method, str) else method
     if isinstance(name, str) and name.startswith("bv_"):
-        options = {**options, "gamma": parse_method(name, options.get("gamma"))[1]}
+        options = {**options, "gamma": parse_correction(name, options.get("gamma"))[1]}
         name = "bv"
     if name not in _OPTIONS:
         raise ValueError(f"unknown estimation method {method!r}; expected one of "
-                         f"{', '.join(ESTIMATION_METHODS)}")
+                         f"{', '.join(ESTIMATORS)}")
     unknown = sorted(set(options) - set(_OPTIONS[name]))
     if unknown:
         raise ValueError(f"method {name!r} takes no option(s) {', '.join(unknown)}; allowed: "
@@ -416,7 +416,7 @@ def estimate_from_histogram(hist, n: int, m: int, method: str, sampling: str = "
     -------
     ndarray of length n: P^(r) at index r - 1.
     """
-    name, options = parse_estimation_method(method, **options)
+    name, options = parse_estimator(method, **options)
     n, m = check_nm(n, m, sampling)
     if name == "bv":
         return bv_distribution(hist, n, m, sampling=sampling, **options)

@@ -16,11 +16,16 @@ g = #{candidates j != held-out : ŷ_j > s} and e = #{candidates j != held-out : 
                  ranking (the exact one and each sampled one, independently), so r~ | r
                  follows the law only on average over the tie draws
 
-Sampled rank. m negatives are drawn uniformly from the candidates other than the held-out
-item (with or without replacement); r~ in 1..m+1 is the same formula with g, e counted
-over the m negatives. Negatives are drawn once per (seed, repeat) and shared by every
-recommender (as the fixed negatives file of the NCF protocol). All ranks needed for one
-model come from a single pass of user-block scoring (:func:`evaluate`).
+Sampled rank. m negatives are drawn by a sampler of :mod:`sampled_metrics.protocols`
+(uniform among the candidates other than the held-out item, with or without replacement,
+or fixed); r~ in 1..m+1 is the same formula with g, e counted over the m negatives.
+Negatives are keyed by (seed, m, repeat, draw block) and so shared by every recommender
+(as the fixed negatives file of the NCF protocol). :func:`evaluate` scores each user once
+and computes from those scores the exact rank and the sampled ranks of every (m, repeat).
+
+Random tie draws are keyed the same way: ``seeds.generator(seed, "ties", "exact", block)``
+for the exact ranking, ``(seed, "ties", m, repeat, block)`` for a sampled one and
+``(seed, "ties", "keys", block)`` for the keys of ``tie='random'``.
 
 Default tie policy of the drivers: ``'random_per_ranking'`` (seeded). Evidence (ML-1M,
 recommender Z, whose score is exactly 0 for ~2600 users' held-out items and ~3350 of their
@@ -33,43 +38,37 @@ that matter.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from typing import Sequence
+import time
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
 
 from .data import Split
 from .metrics import parse_metric
+from .protocols import BLOCK_USERS, CandidateTable, check_sample_size
+from .seeds import generator
 
 __all__ = ["TIES", "DEFAULT_TIE", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",
-           "sampled_ranks",
-           "draw_negatives", "evaluate", "rank_all", "sampled_ranks_for_model",
-           "mean_metrics"]
+           "sampled_ranks", "evaluate", "rank_all", "mean_metrics"]
 
 log = logging.getLogger(__name__)
 
 TIES = ("pessimistic", "optimistic", "average", "random", "random_per_ranking")
 DEFAULT_TIE = "random_per_ranking"
-_KEYS_BLOCK = 1024
-# purpose words mixed into seeds, so that streams for different purposes never coincide
-_NEGATIVES_WORD, _TIES_WORD = 0x6E656773, 0x74696573          # 'negs', 'ties'
 
 
-def tie_keys(users, n_items: int, seed: int) -> np.ndarray:
-    """Random tie-breaking keys, one uniform per (user, item), from
-    ``SeedSequence([seed, 'ties', user])``: independent of blocks and repeats.
+def tie_keys(seed: int, block: int, shape) -> np.ndarray:
+    """Random tie-breaking keys of a draw block, one uniform per (user, item), from
+    ``seeds.generator(seed, "ties", "keys", block)``.
 
     With ``tie='random'`` items of equal score are ordered by these keys (larger key ranks
     higher), the same order for the exact and every sampled ranking of a user, so a sampled
     rank is the rank within a subset of one total order (r~ <= r, and r~ | r follows the
     sampling law exactly)."""
-    users = np.asarray(users, dtype=np.int64).reshape(-1)
-    out = np.empty((users.size, n_items))
-    for i, u in enumerate(users):
-        rng = np.random.default_rng(np.random.SeedSequence([int(seed), _TIES_WORD, int(u)]))
-        out[i] = rng.random(n_items)
-    return out
+    return generator(seed, "ties", "keys", block).random(shape)
 
 
 def _check_tie(tie: str) -> str:
@@ -114,7 +113,7 @@ def _as_block(scores, test_items) -> tuple[np.ndarray, np.ndarray]:
                          f"shape {scores.shape} for {test_items.size} test items")
     if test_items.size and (test_items.min() < 0 or test_items.max() >= scores.shape[1]):
         raise ValueError(f"test items must lie in 0..{scores.shape[1] - 1}")
-    if np.isnan(scores).any():
+    if np.isnan(np.sum(scores)) and np.isnan(scores).any():   # one cheap pass if no NaN
         raise ValueError("scores contain NaN; cannot rank")
     return scores, test_items
 
@@ -158,9 +157,9 @@ def exact_ranks(scores, train_rows, test_items, tie: str, rng=None, keys=None
         raise ValueError("a held-out item is in its user's training items; it would not be "
                          "a candidate")
     train_scores = scores[rows, train_rows.indices]
-    n_greater = (scores > s_test[:, None]).sum(axis=1) - np.bincount(
+    n_greater = np.count_nonzero(scores > s_test[:, None], axis=1) - np.bincount(
         rows, train_scores > s_test[rows], minlength=b).astype(np.int64)
-    n_equal = (scores == s_test[:, None]).sum(axis=1) - 1 - np.bincount(
+    n_equal = np.count_nonzero(scores == s_test[:, None], axis=1) - 1 - np.bincount(
         rows, train_scores == s_test[rows], minlength=b).astype(np.int64)
     n_candidates = scores.shape[1] - np.diff(train_rows.indptr).astype(np.int64)
     if tie == "random" and keys is not None:
@@ -202,89 +201,7 @@ def sampled_ranks(test_scores, negative_scores, tie: str, rng=None, test_keys=No
     return ranks_from_counts(n_greater, equal.sum(axis=1), tie, rng)
 
 
-# ----------------------------------------------------------------------------- negatives
-
-def _distinct_positions(rng: np.random.Generator, c: np.ndarray, m: int) -> np.ndarray:
-    """m distinct uniform positions in 0..c_u-1 per row (requires c_u >= m), sorted.
-
-    Rows with 2m <= c_u: draw with replacement and redraw duplicates until none are left
-    (the result is a uniform m-subset by symmetry). Other rows: the m smallest of c_u
-    uniform keys.
-    """
-    out = np.empty((c.size, m), dtype=np.int64)
-    sparse_rows, dense_rows = np.flatnonzero(2 * m <= c), np.flatnonzero(2 * m > c)
-    p = rng.integers(0, c[sparse_rows, None], size=(sparse_rows.size, m))
-    while True:
-        p.sort(axis=1)
-        dup = np.zeros(p.shape, dtype=bool)
-        dup[:, 1:] = p[:, 1:] == p[:, :-1]
-        if not dup.any():
-            break
-        r, col = np.nonzero(dup)
-        p[r, col] = rng.integers(0, c[sparse_rows[r]])
-    out[sparse_rows] = p
-    for start in range(0, dense_rows.size, _KEYS_BLOCK):
-        rows = dense_rows[start:start + _KEYS_BLOCK]
-        keys = rng.random((rows.size, int(c[rows].max())))
-        keys[np.arange(keys.shape[1]) >= c[rows, None]] = 2.0
-        out[rows] = np.sort(np.argpartition(keys, m - 1, axis=1)[:, :m], axis=1)
-    return out
-
-
-def draw_negatives(split: Split, m: int, repeat: int = 0, seed: int = 0,
-                   replace: bool = False) -> np.ndarray:
-    """Draw m negatives per evaluated user, uniformly among its candidates minus the held-out.
-
-    The generator is ``default_rng(SeedSequence([seed, 'negs', repeat]))``: deterministic and
-    independent of models, block sizes and other repeats. Positions p in 0..c_u-1 in the
-    complement of E_u = H_u ∪ {held-out} (c_u = n_u - 1 items) map to items by
-    item = p + #{k : e_k - k <= p} over E_u sorted (one searchsorted for all users).
-
-    Returns
-    -------
-    numpy.ndarray
-        (len(split.users), m) int64 item indices, aligned with ``split.users``; sorted per
-        row.
-
-    Raises
-    ------
-    ValueError
-        If a user has fewer than m + 1 candidates without replacement (or fewer than 2
-        with replacement).
-    """
-    if int(m) != m or m < 1:
-        raise ValueError(f"number of negatives m must be a positive integer, got {m!r}")
-    if int(seed) != seed or seed < 0 or int(repeat) != repeat or repeat < 0:
-        raise ValueError(f"seed and repeat must be non-negative integers, got {seed!r}, "
-                         f"{repeat!r}")
-    n_users, n_items = split.users.size, split.n_items
-    excluded = split.train[split.users] + sp.csr_matrix(
-        (np.ones(n_users), (np.arange(n_users), split.test_items)), shape=(n_users, n_items))
-    excluded.sum_duplicates()
-    excluded.sort_indices()
-    c = n_items - np.diff(excluded.indptr).astype(np.int64)
-    need = 1 if replace else m
-    short = c < need
-    if short.any():
-        raise ValueError(f"{short.sum()} of {n_users} users have fewer than {need + 1} "
-                         f"candidates (smallest: {c.min() + 1}) for m={m} negatives"
-                         f"{'' if replace else ' without replacement'}; use a smaller m"
-                         f"{'' if replace else ', replace=True,'} or drop those users")
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), _NEGATIVES_WORD,
-                                                        int(repeat)]))
-    if replace:
-        positions = np.sort(rng.integers(0, c[:, None], size=(n_users, m)), axis=1)
-    else:
-        positions = _distinct_positions(rng, c, int(m))
-    rows = np.repeat(np.arange(n_users), np.diff(excluded.indptr))
-    within = np.arange(excluded.nnz) - excluded.indptr[rows]
-    shifted = rows * n_items + (excluded.indices - within)
-    queries = np.arange(n_users)[:, None] * n_items + positions
-    below = np.searchsorted(shifted, queries, side="right") - excluded.indptr[:-1, None]
-    return positions + below
-
-
-# ----------------------------------------------------------------------------- drivers
+# ----------------------------------------------------------------------------- driver
 
 @dataclass
 class Evaluation:
@@ -292,92 +209,120 @@ class Evaluation:
 
     Attributes
     ----------
-    users : int array (n,)
-    ranks : array (n,)
+    users : int array (U,)
+    ranks : array (U,)
         Exact ranks r.
-    n_candidates : int array (n,)
+    n_candidates : int array (U,)
         n_u.
-    test_scores : float array (n,)
-        Score of the held-out item.
-    sampled_ranks : array (n_repeats, n)
-        r~ for each negatives array passed in.
-    negative_scores : list of float arrays (n, m), optional
-        Scores of the negatives (only with ``keep_scores=True``).
+    sampled : dict m -> int array (repeats, U)
+        Sampled ranks r~ of every repeat, for each sample size m.
     """
 
     users: np.ndarray
     ranks: np.ndarray
     n_candidates: np.ndarray
-    test_scores: np.ndarray
-    sampled_ranks: np.ndarray
-    negative_scores: list = field(default_factory=list)
+    sampled: dict
 
 
-def evaluate(model, split: Split, negatives: Sequence[np.ndarray] = (),
-             tie: str = DEFAULT_TIE, block_size: int = 1024, seed: int = 0,
-             keep_scores: bool = False, repeat_ids: Sequence[int] | None = None) -> Evaluation:
-    """Exact and sampled ranks of a fitted model in one pass of user-block scoring.
+def _rank_dtype(m: int):
+    return np.int16 if m < np.iinfo(np.int16).max else np.int32
 
-    For each block of users the model's scores are computed once; exact ranks use the full
-    row, sampled ranks gather the m negatives' scores (``np.take_along_axis``) for every
-    negatives array in ``negatives`` (one per repeat, from :func:`draw_negatives`).
-    ``tie='random'`` orders tied items by :func:`tie_keys` (seeded per user), one order for
-    the exact and all sampled rankings, and r~ <= r always. ``tie='random_per_ranking'``
-    draws the exact ranking's ties from ``SeedSequence([seed, 'ties', 0])`` and those of
-    repeat j from ``SeedSequence([seed, 'ties', 1, repeat_ids[j]])`` (default ``repeat_ids
-    = 0, 1, ...``). Either way results depend neither on ``block_size`` nor on how the
-    repeats are split between calls.
+
+def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None, *,
+             tie: str = DEFAULT_TIE, sampling: str = "hypergeometric", seed: int = 0,
+             fixed_negatives: np.ndarray | None = None) -> Evaluation:
+    """Exact ranks and the sampled ranks of every (m, repeat), scoring each user once.
+
+    For each draw block of :data:`~sampled_metrics.protocols.BLOCK_USERS` users the model's
+    scores are computed once; the exact rank uses the whole row, and for every sample size
+    m in ``sample_sizes`` and repeat j < ``sample_sizes[m]`` the block's negatives are drawn
+    from ``protocols.negatives_generator(seed, m, j, block)`` and their scores gathered
+    from the same row. ``fixed_negatives`` (U x K, aligned with ``split.users``) instead
+    gives one repeat at m = K (NCF's fixed negatives).
+
+    Parameters
+    ----------
+    model : fitted Recommender
+    split : Split
+    sample_sizes : mapping m -> number of repeats
+    tie : str
+        Tie policy (module docstring); 'average' only without sampled ranks.
+    sampling : {'hypergeometric', 'binomial'}
+        Negatives without or with replacement.
+    seed : int
+        Seed of the negatives and tie draws (derive it from the dataset, see
+        :mod:`sampled_metrics.seeds`).
+    fixed_negatives : int array (U, K), optional
+
+    Returns
+    -------
+    Evaluation
+        Results do not depend on which other sample sizes or repeats are ranked in the
+        same pass.
     """
     _check_tie(tie)
+    sizes = {int(m): int(r) for m, r in (sample_sizes or {}).items() if int(r) > 0}
     n = split.users.size
-    repeat_ids = range(len(negatives)) if repeat_ids is None else list(repeat_ids)
-    if len(repeat_ids) != len(negatives):
-        raise ValueError("repeat_ids must give one id per negatives array")
-    streams = [np.random.default_rng(np.random.SeedSequence([int(seed), _TIES_WORD, 0]))]
-    streams += [np.random.default_rng(np.random.SeedSequence([int(seed), _TIES_WORD, 1,
-                                                              int(rid)]))
-                for rid in repeat_ids]
-    for j, neg in enumerate(negatives):
-        if neg.ndim != 2 or neg.shape[0] != n:
-            raise ValueError(f"negatives[{j}] must have one row per evaluated user ({n}), "
-                             f"got shape {neg.shape}")
+    n_cand = split.n_candidates().astype(np.int64)
+    for m in sizes:
+        check_sample_size(n_cand, m, sampling)
+    if fixed_negatives is not None:
+        fixed_negatives = np.asarray(fixed_negatives, dtype=np.int64)
+        if fixed_negatives.ndim != 2 or fixed_negatives.shape[0] != n:
+            raise ValueError(f"fixed negatives must have one row per evaluated user ({n}), "
+                             f"got shape {fixed_negatives.shape}")
+        if sizes:
+            raise ValueError("give either sample sizes to draw or fixed negatives, not both")
+        sizes = {fixed_negatives.shape[1]: 1}
+    if sizes and tie == "average":
+        raise ValueError("tie policy 'average' gives half-integer sampled ranks, which the "
+                         "corrections cannot index; use 'random' or 'random_per_ranking' "
+                         "(whose expectation it is), 'pessimistic' or 'optimistic'")
     ranks = np.empty(n, dtype=np.float64 if tie == "average" else np.int64)
-    sampled = np.empty((len(negatives), n), dtype=ranks.dtype)
-    n_cand, test_scores = np.empty(n, dtype=np.int64), np.empty(n)
-    kept = [np.empty(neg.shape) for neg in negatives] if keep_scores else []
-    start = 0
-    for users, scores in model.score_blocks(split.users, block_size):
-        block = slice(start, start + users.size)
-        test = split.test_items[block]
-        keys = tie_keys(users, scores.shape[1], seed) if tie == "random" else None
-        ranks[block], n_cand[block] = exact_ranks(scores, split.train[users], test, tie,
-                                                  streams[0], keys=keys)
-        test_scores[block] = scores[np.arange(users.size), test]
-        test_keys = None if keys is None else keys[np.arange(users.size), test]
-        for j, neg in enumerate(negatives):
-            neg_scores = np.take_along_axis(scores, neg[block], axis=1)
-            neg_keys = None if keys is None else np.take_along_axis(keys, neg[block], axis=1)
-            sampled[j, block] = sampled_ranks(test_scores[block], neg_scores, tie, streams[j + 1],
-                                              test_keys=test_keys, negative_keys=neg_keys)
-            if keep_scores:
-                kept[j][block] = neg_scores
-        start += users.size
-        log.debug("ranked %d/%d users", start, n)
-    return Evaluation(split.users, ranks, n_cand, test_scores, sampled, kept)
+    sampled = {m: np.empty((r, n), dtype=_rank_dtype(m)) for m, r in sizes.items()}
+    with threadpool_limits(1, "blas"):     # reproducible scores whatever the cores
+        _rank_blocks(model, split, sizes, tie, sampling == "binomial", seed,
+                     fixed_negatives, ranks, sampled)
+    return Evaluation(split.users, ranks, n_cand, sampled)
 
 
-def rank_all(model, split: Split, tie: str = DEFAULT_TIE, block_size: int = 1024,
-             seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _rank_blocks(model, split, sizes, tie, replace, seed, fixed_negatives, ranks,
+                 sampled) -> None:
+    """The loop of :func:`evaluate` over draw blocks (fills ``ranks`` and ``sampled``)."""
+    n = split.users.size
+    started, next_log = time.perf_counter(), 0.1
+    for block, lo in enumerate(range(0, n, BLOCK_USERS)):
+        rows = slice(lo, min(n, lo + BLOCK_USERS))
+        users, test = split.users[rows], split.test_items[rows]
+        scores = model.score(users)
+        b = users.size
+        keys = tie_keys(seed, block, scores.shape) if tie == "random" else None
+        train_rows = split.train[users]
+        ranks[rows] = exact_ranks(scores, train_rows, test, tie,
+                                  generator(seed, "ties", "exact", block), keys=keys)[0]
+        test_scores = scores[np.arange(b), test]
+        test_keys = None if keys is None else keys[np.arange(b), test]
+        table = (CandidateTable(train_rows, test)
+                 if sizes and fixed_negatives is None else None)
+        for m, repeats in sizes.items():
+            for j in range(repeats):
+                neg = (fixed_negatives[rows] if table is None else
+                       table.draw(m, generator(seed, "negatives", m, j, block), replace))
+                sampled[m][j, rows] = sampled_ranks(
+                    test_scores, np.take_along_axis(scores, neg, axis=1), tie,
+                    generator(seed, "ties", m, j, block), test_keys=test_keys,
+                    negative_keys=None if keys is None else np.take_along_axis(keys, neg, 1))
+        if rows.stop >= next_log * n:
+            log.info("ranked %d of %d users (%.0f%%) in %.1f s", rows.stop, n,
+                     100 * rows.stop / n, time.perf_counter() - started)
+            next_log = np.floor(10 * rows.stop / n) / 10 + 0.1
+
+
+def rank_all(model, split: Split, tie: str = DEFAULT_TIE, seed: int = 0
+             ) -> tuple[np.ndarray, np.ndarray]:
     """Exact ranks r and candidate counts n_u of every evaluated user."""
-    result = evaluate(model, split, (), tie, block_size, seed)
+    result = evaluate(model, split, tie=tie, seed=seed)
     return result.ranks, result.n_candidates
-
-
-def sampled_ranks_for_model(model, split: Split, negatives_list: Sequence[np.ndarray],
-                            tie: str = DEFAULT_TIE, block_size: int = 1024,
-                            seed: int = 0) -> np.ndarray:
-    """Sampled ranks (n_repeats, n_users) for all repeats from one scoring pass."""
-    return evaluate(model, split, negatives_list, tie, block_size, seed).sampled_ranks
 
 
 def mean_metrics(ranks, n_candidates, metrics: Sequence[str]) -> dict[str, float]:

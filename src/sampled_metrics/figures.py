@@ -188,12 +188,12 @@ def figure5(frame: pd.DataFrame, out_stem, title: str = "Figure 5") -> None:
 
 
 def figure6(frame: pd.DataFrame, out_stem, title: str = "Figure 6") -> None:
-    """Expected (corrected) metric vs sample size m, one line per recommender and estimator
-    (tidy ``recommender, metric, estimator, m, expected``)."""
+    """Expected (corrected) metric vs sample size m, one line per recommender and correction
+    (tidy ``recommender, metric, method, m, expected``)."""
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     styles = ["-", "--", ":", "-."]
-    for e, est in enumerate(dict.fromkeys(frame.estimator)):
-        for rec, grp in frame[frame.estimator == est].groupby("recommender"):
+    for e, est in enumerate(dict.fromkeys(frame.method)):
+        for rec, grp in frame[frame.method == est].groupby("recommender"):
             ax.plot(grp["m"], grp["expected"], ls=styles[e % len(styles)],
                     color=REC_COLORS.get(rec), label=f"{rec}, {est}")
     ax.set_xscale("log")
@@ -210,12 +210,12 @@ def figure6(frame: pd.DataFrame, out_stem, title: str = "Figure 6") -> None:
 
 def rank_distribution_figure(frame: pd.DataFrame, out_stem, title: str) -> None:
     """Estimated rank pmf (top row) and CDF = Recall@K (bottom row) per panel (Jin et al.
-    Figures 2-3); tidy ``panel, estimator, rank, pmf, cdf``."""
+    Figures 2-3); tidy ``panel, method, rank, pmf, cdf``."""
     panels = list(dict.fromkeys(frame.panel))
     fig, axes = plt.subplots(2, len(panels), figsize=(4.2 * len(panels), 6.5), squeeze=False)
     for j, panel in enumerate(panels):
         sub = frame[frame.panel == panel]
-        for est, grp in sub.groupby("estimator", sort=False):
+        for est, grp in sub.groupby("method", sort=False):
             exact = est == "exact"
             style = dict(color="black", lw=2.0, ls="--", zorder=5) if exact else dict(lw=1.3)
             axes[0, j].plot(grp["rank"], grp["pmf"], label=est, **style)

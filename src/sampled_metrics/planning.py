@@ -1,7 +1,7 @@
 """How many sampled items does an evaluation need? (from the analytic bias of KDD'20 Sec. 5)
 
-For a metric M, n items, m sampled items, a correction method (``sampled`` = uncorrected, or
-any method of :mod:`sampled_metrics.corrections`) and a prior p(r) on true ranks (uniform by
+For a metric M, n items, m sampled items, a correction (``sampled`` = uncorrected, or
+any correction of :mod:`sampled_metrics.corrections`) and a prior p(r) on true ranks (uniform by
 default, or the empirical distribution of exact ranks from a comparable full evaluation):
 
     rms bias   B(m) = sqrt( sum_r p(r) (E[M^(r~) | r] - M(r))^2 )     (the criterion of eq. 21)
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .corrections import _check_prior, correction, method_label
+from .corrections import _check_prior, correction, correction_label
 from .metrics import parse_metric
 from .sampling import check_nm, expected_metric_matrix
 
@@ -28,9 +28,9 @@ __all__ = ["Plan", "bias_at", "required_sample_size"]
 CRITERIA = ("rms", "mean")
 
 
-def bias_at(metric, n: int, m: int, method: str = "sampled", sampling: str = "binomial",
+def bias_at(metric, n: int, m: int, correction_name: str = "sampled", sampling: str = "binomial",
             prior=None, criterion: str = "rms") -> float:
-    """The bias of ``method`` at sample size m (see module docstring).
+    """The bias of the correction ``correction_name`` at sample size m (see module docstring).
 
     The correction is the one an evaluator can compute without knowing the ranks: fitted with
     the uniform prior, as in KDD'20's experiments; ``prior`` is the rank distribution the
@@ -41,7 +41,7 @@ def bias_at(metric, n: int, m: int, method: str = "sampled", sampling: str = "bi
     n, m = check_nm(n, m, sampling)
     p = _check_prior(prior, n)
     p = np.full(n, 1.0 / n) if p is None else p
-    vec = correction(metric, n, m, method, sampling=sampling)
+    vec = correction(metric, n, m, correction_name, sampling=sampling)
     r = np.flatnonzero(p > 0) + 1
     diff = (expected_metric_matrix([vec], r, n, m, sampling)[0]
             - parse_metric(metric)(r, n))
@@ -54,14 +54,14 @@ class Plan:
     """Result of :func:`required_sample_size`: ``m`` is None when even m = max_m misses."""
 
     metric: str
-    method: str
+    correction: str
     m: int | None
     bias: float
     bias_at_max_m: float
     max_m: int
 
 
-def required_sample_size(metric, n: int, target: float, method: str = "sampled",
+def required_sample_size(metric, n: int, target: float, correction_name: str = "sampled",
                          sampling: str = "binomial", prior=None, criterion: str = "rms",
                          max_m: int | None = None, grid_points: int = 16,
                          rel_precision: float = 0.01) -> Plan:
@@ -72,7 +72,7 @@ def required_sample_size(metric, n: int, target: float, method: str = "sampled",
     wiggle, then a smaller m may reach the target too)."""
     if not target > 0:
         raise ValueError(f"target bias must be positive, got {target}")
-    label = method_label(method)
+    label = correction_label(correction_name)
     metric_name = parse_metric(metric).name
     max_m = n - 1 if max_m is None else int(max_m)
     check_nm(n, max_m, sampling)

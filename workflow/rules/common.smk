@@ -1,7 +1,115 @@
-# Shared helpers for the rules (no science here).
+# Input functions, wildcard constraints and the fan-out plan of the workflow (no science here).
+import re
 
 #: software of every rule under --use-conda (path relative to the rule files)
 ENV = "../envs/sampled-metrics.yaml"
+
+STUDY = config.get("study", {})
+JIN = config.get("jin", {}) if config.get("jin", {}).get("enabled", False) else {}
+
+
+def study_datasets():
+    """Datasets of the MovieLens study (KDD'20 Sec. 6), in config order."""
+    datasets = STUDY.get("datasets", [])
+    unknown = [d for d in datasets if d not in config.get("datasets", {})]
+    if unknown:
+        raise ValueError(
+            f"study.datasets names {unknown} but config 'datasets' defines only "
+            f"{sorted(config.get('datasets', {}))}"
+        )
+    return datasets
+
+
+def sample_sizes(recommender):
+    """{m: repeats} of every sampled evaluation a table or figure needs of this recommender:
+    KDD'20 Table 3 (study.m), Jin et al. Tables 2 and 4 (jin.m), Jin Figure 3 (its m values).
+    """
+    sizes = set()
+    if recommender in STUDY.get("recommenders", []):
+        sizes.add(STUDY["m"])
+    if recommender in JIN.get("recommenders", []):
+        sizes.add(JIN["m"])
+    if JIN and recommender == JIN["figure3"]["recommender"]:
+        sizes.update(JIN["figure3"]["m_values"])
+    return {m: STUDY["repeats"] for m in sorted(sizes)}
+
+
+def correction_plan(m):
+    """Recommenders, metrics and corrections of the per-repeat corrections at m: the union of
+    what Table 3 (at study.m) and Jin's tables (at jin.m) read."""
+    recs, metrics, corrections = [], [], []
+    for branch in (STUDY, JIN):
+        if branch and branch["m"] == m:
+            recs += branch["recommenders"]
+            metrics += branch["metrics"]
+            corrections += branch["corrections"]
+    return {key: list(dict.fromkeys(v)) for key, v in
+            (("recommenders", recs), ("metrics", metrics), ("corrections", corrections))}
+
+
+def all_recommenders():
+    recs = list(STUDY.get("recommenders", [])) + list(JIN.get("recommenders", []))
+    if JIN:
+        recs.append(JIN["figure3"]["recommender"])
+    return list(dict.fromkeys(recs))
+
+
+def all_sample_sizes():
+    return sorted({m for rec in all_recommenders() for m in sample_sizes(rec)})
+
+
+def recommender_spec(name):
+    recs = config.get("recommenders", {})
+    if name not in recs:
+        raise ValueError(f"unknown recommender {name!r}; config defines {sorted(recs)}")
+    return recs[name]
+
+
+for _rec in all_recommenders():
+    recommender_spec(_rec)
+
+
+def alternatives(values):
+    return "|".join(re.escape(str(v)) for v in values) or "(?!)"
+
+
+wildcard_constraints:
+    dataset=alternatives(config.get("datasets", {})),
+    recommender=alternatives(all_recommenders()),
+    m=alternatives(all_sample_sizes()),
+
+
+def get_rank_files(recommenders):
+    """Input function: {recommender: rank file} of the dataset."""
+
+    def files(wildcards):
+        return {
+            rec: f"results/{wildcards.dataset}/ranks/{rec}.npz" for rec in recommenders
+        }
+
+    return files
+
+
+def get_corrections_ranks(wildcards):
+    return get_rank_files(correction_plan(int(wildcards.m))["recommenders"])(wildcards)
+
+
+def get_estimates(kind, m, recommenders):
+    """Input function: per-recommender estimate files (``csv`` or ``pmf``) at m."""
+    suffix = ".csv" if kind == "csv" else "_pmf.npz"
+
+    def files(wildcards):
+        return {
+            rec: f"results/{wildcards.dataset}/m{m}/estimates/{rec}{suffix}"
+            for rec in recommenders
+        }
+
+    return files
+
+
+def main_dataset():
+    datasets = study_datasets()
+    return datasets[0] if datasets else "none"
 
 
 def toy_targets():
@@ -13,60 +121,22 @@ def toy_targets():
     return tables + figs
 
 
-def study_datasets():
-    """Datasets of the MovieLens study (KDD'20 Sec. 6), in config order."""
-    datasets = config.get("study", {}).get("datasets", [])
-    unknown = [d for d in datasets if d not in config.get("datasets", {})]
-    if unknown:
-        raise ValueError(
-            f"study.datasets names {unknown} but config 'datasets' defines only "
-            f"{sorted(config.get('datasets', {}))}"
-        )
-    return datasets
-
-
-def main_dataset():
-    datasets = study_datasets()
-    return datasets[0] if datasets else "none"
-
-
-def dataset_spec(name):
-    return config["datasets"][name]
-
-
-def recommender_spec(name):
-    recs = config.get("recommenders", {})
-    if name not in recs:
-        raise ValueError(f"unknown recommender {name!r}; config defines {sorted(recs)}")
-    return recs[name]
-
-
-def rank_files(wildcards):
-    """Rank files of the study's recommenders at the study's m."""
-    m = config["study"]["m"]
-    return {
-        rec: f"results/{wildcards.dataset}/ranks/m{m}/{rec}.npz"
-        for rec in config["study"]["recommenders"]
-    }
-
-
 def study_targets():
     """Tables 3-4 and Figures 5-6 for every dataset of the study."""
     datasets = study_datasets()
-    if not datasets:
-        return []
     out = []
     for d in datasets:
         out += expand("results/{d}/{t}.{ext}", d=d, t=["table3", "table4"], ext=["csv", "md", "tex"])
         out += expand("figures/{d}/figure{i}.{ext}", d=d, i=[5, 6], ext=["pdf", "png"])
         out += [f"results/{d}/split_info.json", f"results/{d}/rank_facts.csv"]
-    out += expand("figures/figure{i}.{ext}", i=[5, 6], ext=["pdf", "png"])
+    if datasets:
+        out += expand("figures/figure{i}.{ext}", i=[5, 6], ext=["pdf", "png"])
     return out
 
 
 def jin_targets():
     """Jin et al. Tables 2 and 4, Figures 2 and 3 for every dataset of the study."""
-    if not config.get("jin", {}).get("enabled", False):
+    if not JIN:
         return []
     out = []
     for d in study_datasets():

@@ -5,7 +5,7 @@ rule dataset_archive:
     output:
         "data/raw/{dataset}.zip",
     params:
-        spec=lambda wc: dataset_spec(wc.dataset),
+        spec=lookup(dpath="datasets/{dataset}", within=config),
     conda:
         ENV
     log:
@@ -16,12 +16,12 @@ rule dataset_archive:
 
 rule split:
     input:
-        "data/raw/{dataset}.zip",
+        rules.dataset_archive.output,
     output:
         split="data/{dataset}/split.npz",
         info="results/{dataset}/split_info.json",
     params:
-        spec=lambda wc: dataset_spec(wc.dataset),
+        spec=lookup(dpath="datasets/{dataset}", within=config),
     conda:
         ENV
     log:

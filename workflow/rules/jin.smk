@@ -1,64 +1,32 @@
-# Jin et al. (AAAI'21): metric@K from estimated rank distributions (Tables 2 and 4,
-# Figures 2 and 3), on the same kind of rank files as KDD'20 Table 3.
+# Jin et al. (AAAI'21): metric@K from estimated rank distributions (Tables 2 and 4, Figures 2
+# and 3), on the recommenders' rank files, beside the per-repeat KDD'20 corrections.
 
 
-rule jin_estimates:
+rule estimates:
     input:
-        "results/{dataset}/ranks/m{m}/{recommender}.npz",
+        "results/{dataset}/ranks/{recommender}.npz",
     output:
-        csv="results/{dataset}/jin/m{m}/{recommender}.csv",
-        pmf="results/{dataset}/jin/m{m}/{recommender}_pmf.npz",
+        csv="results/{dataset}/m{m}/estimates/{recommender}.csv",
+        pmf="results/{dataset}/m{m}/estimates/{recommender}_pmf.npz",
     params:
-        metrics=config.get("jin", {}).get("metrics"),
-        distributions=config.get("jin", {}).get("distributions"),
-        options=config.get("jin", {}).get("options", {}),
-        sampling=config["study"]["sampling"],
-    wildcard_constraints:
-        m=r"\d+",
+        metrics=JIN.get("metrics"),
+        estimators=JIN.get("estimators"),
+        options=JIN.get("options", {}),
     threads: 2
     conda:
         ENV
     log:
-        "logs/{dataset}/jin_m{m}_{recommender}.log",
+        "logs/{dataset}/estimates_m{m}_{recommender}.log",
     benchmark:
-        "logs/benchmarks/{dataset}/jin_m{m}_{recommender}.tsv"
+        "logs/benchmarks/{dataset}/estimates_m{m}_{recommender}.tsv"
     script:
         "../scripts/jin_estimates.py"
 
 
-rule jin_corrections:
-    input:
-        unpack(
-            lambda wc: {
-                rec: f"results/{wc.dataset}/ranks/m{config['jin']['m']}/{rec}.npz"
-                for rec in config["jin"]["recommenders"]
-            }
-        ),
-    output:
-        "results/{dataset}/jin/corrections.csv",
-    params:
-        metrics=config.get("jin", {}).get("metrics"),
-        corrections=config.get("jin", {}).get("corrections"),
-        sampling=config["study"]["sampling"],
-        n_mode=config["study"]["n_mode"],
-    threads: 2
-    conda:
-        ENV
-    log:
-        "logs/{dataset}/jin_corrections.log",
-    benchmark:
-        "logs/benchmarks/{dataset}/jin_corrections.tsv"
-    script:
-        "../scripts/jin_corrections.py"
-
-
 rule jin_tables:
     input:
-        lambda wc: [
-            f"results/{wc.dataset}/jin/m{config['jin']['m']}/{rec}.csv"
-            for rec in config["jin"]["recommenders"]
-        ]
-        + [f"results/{wc.dataset}/jin/corrections.csv"],
+        corrections=expand(rules.corrections.output, m=JIN.get("m", 0), allow_missing=True),
+        estimates=lambda wc: get_estimates("csv", JIN["m"], JIN["recommenders"])(wc).values(),
     output:
         table2=report("results/{dataset}/jin_table2.csv", caption="../report/jin_table2.rst", category="Jin et al.", subcategory="{dataset}"),
         table2_md="results/{dataset}/jin_table2.md",
@@ -67,7 +35,10 @@ rule jin_tables:
         table4_md="results/{dataset}/jin_table4.md",
         table4_tex="results/{dataset}/jin_table4.tex",
     params:
-        metrics=config.get("jin", {}).get("table2_metrics"),
+        recommenders=JIN.get("recommenders"),
+        metrics=JIN.get("metrics"),
+        table2_metrics=JIN.get("table2_metrics"),
+        corrections=JIN.get("corrections"),
     conda:
         ENV
     log:
@@ -78,19 +49,14 @@ rule jin_tables:
 
 rule jin_figure2:
     input:
-        unpack(
-            lambda wc: {
-                rec: f"results/{wc.dataset}/jin/m{config['jin']['m']}/{rec}_pmf.npz"
-                for rec in config["jin"]["recommenders"]
-            }
-        ),
+        unpack(get_estimates("pmf", JIN.get("m"), JIN.get("recommenders", []))),
     output:
         pdf="figures/{dataset}/jin_figure2.pdf",
         png=report("figures/{dataset}/jin_figure2.png", caption="../report/jin_figure2.rst", category="Jin et al.", subcategory="{dataset}"),
         data="results/{dataset}/jin_figure2.csv",
     params:
-        fig=lambda wc: config["jin"]["figure2"],
-        title=lambda wc: f"Jin et al. Figure 2 ({wc.dataset}, m = {config['jin']['m']})",
+        fig=JIN.get("figure2"),
+        title=lambda wc: f"Jin et al. Figure 2 ({wc.dataset}, m = {JIN['m']})",
     conda:
         ENV
     log:
@@ -103,8 +69,8 @@ rule jin_figure3:
     input:
         unpack(
             lambda wc: {
-                f"n = {m + 1}": f"results/{wc.dataset}/jin/m{m}/{config['jin']['figure3']['recommender']}_pmf.npz"
-                for m in config["jin"]["figure3"]["m_values"]
+                f"n = {m + 1}": f"results/{wc.dataset}/m{m}/estimates/{JIN['figure3']['recommender']}_pmf.npz"
+                for m in JIN["figure3"]["m_values"]
             }
         ),
     output:
@@ -112,10 +78,10 @@ rule jin_figure3:
         png=report("figures/{dataset}/jin_figure3.png", caption="../report/jin_figure3.rst", category="Jin et al.", subcategory="{dataset}"),
         data="results/{dataset}/jin_figure3.csv",
     params:
-        fig=lambda wc: config["jin"]["figure3"],
+        fig=JIN.get("figure3"),
         title=lambda wc: (
             f"Jin et al. Figure 3 ({wc.dataset}, recommender "
-            f"{config['jin']['figure3']['recommender']})"
+            f"{JIN['figure3']['recommender']})"
         ),
     conda:
         ENV

@@ -1,10 +1,10 @@
 from pathlib import Path
 
 from sampled_metrics.logs import script_logging
-from sampled_metrics.pipeline import jin_figure
+from sampled_metrics.steps.jin import figure
 
 with script_logging(snakemake):
     fig = snakemake.params.fig
-    jin_figure(snakemake.wildcards.dataset, dict(snakemake.input), fig["estimators"],
-               Path(snakemake.output.pdf).with_suffix(""), snakemake.output.data,
-               top=fig["top"], title=snakemake.params.title)
+    figure(snakemake.wildcards.dataset, dict(snakemake.input), fig["estimators"],
+           Path(snakemake.output.pdf).with_suffix(""), snakemake.output.data,
+           top=fig["top"], title=snakemake.params.title)

@@ -1,6 +1,8 @@
 from sampled_metrics.logs import script_logging
-from sampled_metrics.pipeline import jin_tables
+from sampled_metrics.steps.jin import tables
 
 with script_logging(snakemake):
-    jin_tables(snakemake.wildcards.dataset, list(snakemake.input), snakemake.params.metrics,
-               dict(snakemake.output))
+    p = snakemake.params
+    tables(snakemake.wildcards.dataset, snakemake.input.corrections[0],
+           list(snakemake.input.estimates), p.recommenders, p.metrics, p.table2_metrics,
+           p.corrections, dict(snakemake.output))

@@ -1,8 +1,7 @@
 from sampled_metrics.logs import script_logging
-from sampled_metrics.pipeline import study_tables
+from sampled_metrics.steps.kdd_study import tables
 
 with script_logging(snakemake):
     p = snakemake.params
-    study_tables(snakemake.wildcards.dataset, dict(snakemake.input), p.metrics, p.estimators,
-                 sampling=p.sampling, n_mode=p.n_mode, outputs=dict(snakemake.output),
-                 processes=snakemake.threads)
+    tables(snakemake.wildcards.dataset, snakemake.input[0], p.recommenders, p.metrics,
+           p.corrections, m=p.m, outputs=dict(snakemake.output))

@@ -1,8 +1,8 @@
 from pathlib import Path
 
-from sampled_metrics.artifacts import toy_figure
+from sampled_metrics.steps import toy
 from sampled_metrics.logs import script_logging
 
 with script_logging(snakemake):
-    toy_figure(int(snakemake.wildcards.i), Path(snakemake.output.pdf).with_suffix(""),
+    toy.figure(int(snakemake.wildcards.i), Path(snakemake.output.pdf).with_suffix(""),
                data_csv=snakemake.output.data, n=snakemake.params.n, **snakemake.params.cfg)

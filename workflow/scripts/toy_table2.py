@@ -1,7 +1,7 @@
-from sampled_metrics.artifacts import toy_table2
+from sampled_metrics.steps import toy
 from sampled_metrics.logs import script_logging
 
 with script_logging(snakemake):
     cfg = snakemake.params.cfg
-    toy_table2(snakemake.output.csv, snakemake.output.md, snakemake.output.tex, m=cfg["m"],
+    toy.table2(snakemake.output.csv, snakemake.output.md, snakemake.output.tex, m=cfg["m"],
                repeats=cfg["repeats"], seed=snakemake.params.seed, sampling=cfg["sampling"])

@@ -1,23 +1,41 @@
-# KDD'20 Sec. 6: Tables 3-4 and Figures 5-6 from the rank files.
+# KDD'20 Sec. 6: per-repeat corrections (once per (dataset, m), shared with Jin et al.'s
+# tables), Tables 3-4 and Figures 5-6 from the rank files.
+
+
+rule corrections:
+    input:
+        unpack(get_corrections_ranks),
+    output:
+        "results/{dataset}/m{m}/per_repeat.csv",
+    params:
+        plan=lambda wc: correction_plan(int(wc.m)),
+        n_mode=lookup(dpath="study/n_mode", within=config),
+    threads: 2
+    conda:
+        ENV
+    log:
+        "logs/{dataset}/corrections_m{m}.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/corrections_m{m}.tsv"
+    script:
+        "../scripts/corrections.py"
 
 
 rule tables:
     input:
-        unpack(rank_files),
+        expand(rules.corrections.output, m=STUDY.get("m", 0), allow_missing=True),
     output:
         table3=report("results/{dataset}/table3.csv", caption="../report/table3.rst", category="KDD'20 study", subcategory="{dataset}"),
         table3_md="results/{dataset}/table3.md",
         table3_tex="results/{dataset}/table3.tex",
-        per_repeat="results/{dataset}/per_repeat.csv",
         table4=report("results/{dataset}/table4.csv", caption="../report/table4.rst", category="KDD'20 study", subcategory="{dataset}"),
         table4_md="results/{dataset}/table4.md",
         table4_tex="results/{dataset}/table4.tex",
     params:
-        metrics=config["study"]["metrics"],
-        estimators=config["study"]["estimators"],
-        sampling=config["study"]["sampling"],
-        n_mode=config["study"]["n_mode"],
-    threads: 2
+        recommenders=STUDY.get("recommenders"),
+        metrics=STUDY.get("metrics"),
+        corrections=STUDY.get("corrections"),
+        m=STUDY.get("m"),
     conda:
         ENV
     log:
@@ -30,14 +48,14 @@ rule tables:
 
 rule figure5:
     input:
-        unpack(rank_files),
+        unpack(get_rank_files(STUDY.get("recommenders", []))),
     output:
         pdf="figures/{dataset}/figure5.pdf",
         png=report("figures/{dataset}/figure5.png", caption="../report/figure5.rst", category="KDD'20 study", subcategory="{dataset}"),
         data="results/{dataset}/figure5.csv",
         facts="results/{dataset}/rank_facts.csv",
     params:
-        edges=config["study"]["figure5"]["edges"],
+        edges=lookup(dpath="study/figure5/edges", within=config),
     conda:
         ENV
     log:
@@ -48,14 +66,14 @@ rule figure5:
 
 rule figure6:
     input:
-        unpack(rank_files),
+        unpack(get_rank_files(STUDY.get("recommenders", []))),
     output:
         pdf="figures/{dataset}/figure6.pdf",
         png=report("figures/{dataset}/figure6.png", caption="../report/figure6.rst", category="KDD'20 study", subcategory="{dataset}"),
         data="results/{dataset}/figure6.csv",
     params:
-        cfg=config["study"]["figure6"],
-        sampling=config["study"]["sampling"],
+        cfg=lookup(dpath="study/figure6", within=config),
+        sampling=lookup(dpath="study/sampling", within=config),
     conda:
         ENV
     log:

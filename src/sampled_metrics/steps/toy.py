@@ -1,20 +1,17 @@
-"""File-producing steps of the workflow (one function per artefact).
-
-Snakemake scripts only unpack their inputs/outputs and call these functions, so every step
-can also be run and tested from Python.
-"""
+"""The running example of KDD'20 (Sec. 3.2, 4.2-4.5, 5.4): Tables 1-2 and Figures 1-4, one
+function per artefact (the numbers come from :mod:`sampled_metrics.toy`)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from . import figures, toy
-from .paper import KDD_TABLE1, KDD_TABLE2
-from .tables import write_csv, write_table
+from .. import figures, toy
+from ..paper import KDD_TABLE1, KDD_TABLE2
+from ..tables import write_csv, write_table
 
-__all__ = ["toy_table1", "toy_table2", "toy_figure"]
+__all__ = ["table1", "table2", "figure"]
 
 
-def toy_table1(csv, md=None, tex=None, n: int = toy.TOY_N) -> pd.DataFrame:
+def table1(csv, md=None, tex=None, n: int = toy.TOY_N) -> pd.DataFrame:
     """KDD'20 Table 1 (exact metrics of A, B, C) as tidy CSV + wide md/tex with paper values."""
     tidy = toy.table1(n=n)
     wide = tidy.copy()
@@ -25,7 +22,7 @@ def toy_table1(csv, md=None, tex=None, n: int = toy.TOY_N) -> pd.DataFrame:
     return tidy
 
 
-def toy_table2(csv, md=None, tex=None, m: int = 99, repeats: int = 1000, seed: int = 0,
+def table2(csv, md=None, tex=None, m: int = 99, repeats: int = 1000, seed: int = 0,
                sampling: str = "binomial") -> pd.DataFrame:
     """KDD'20 Table 2 (sampled metrics, mean +- std over repeats, and the analytic
     expectation) as tidy CSV + wide md/tex with the paper's mean +- std."""
@@ -41,7 +38,7 @@ def toy_table2(csv, md=None, tex=None, m: int = 99, repeats: int = 1000, seed: i
     return tidy
 
 
-def toy_figure(number: int, out_stem, data_csv=None, **kwargs) -> pd.DataFrame:
+def figure(number: int, out_stem, data_csv=None, **kwargs) -> pd.DataFrame:
     """Draw KDD'20 Figure ``number`` (1-4) to ``out_stem``.{pdf,png}; optionally save its data."""
     fn = {1: figures.figure1, 2: figures.figure2, 3: figures.figure3, 4: figures.figure4}
     if number not in fn:

@@ -1,13 +1,29 @@
+"""The KDD'20 study steps: rank files (fit once, score once), per-repeat corrections shared
+by the tables, Tables 3-4, Figures 5-6."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from sampled_metrics import correction
+from sampled_metrics.corrections import correction_lookup
 from sampled_metrics.data import DataError, md5sum, synthetic_ratings
-from sampled_metrics.pipeline import (derive_seed, load_ranks, load_split, make_split,
-                                      prepare_archive, rank_recommender, study_tables)
-from sampled_metrics.study import (correction_lookup, estimator_table, exact_metric,
-                                   figure6_frame, table3_frame, table4_frame)
+from sampled_metrics.pipeline import load_split, make_split, prepare_archive
+from sampled_metrics.protocols import draw_negatives
+from sampled_metrics.rankfile import read_rank_file
+from sampled_metrics.steps.kdd_study import (correct_repeats, corrected_means, exact_metric,
+                                             figure6_frame, per_repeat_frame, table3_frame,
+                                             table4_frame, tables)
+from sampled_metrics.steps.ranks import rank_recommender
+
+SPECS = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
+         "Y": {"model": "itemknn", "q": 3.0},
+         "Z": {"model": "itemknn", "q": 1.0, "k_prime": 10}}
+
+
+def rank(split_path, rec, out, sizes=None, tie="random", **kw):
+    return rank_recommender(split_path, rec, SPECS[rec], out, dataset="syn", seed=1,
+                            sample_sizes=sizes or {20: 6}, tie=tie, sampling="hypergeometric",
+                            **kw)
 
 
 @pytest.fixture(scope="module")
@@ -16,53 +32,82 @@ def ranks_dir(tmp_path_factory):
     prepare_archive("syn", {"format": "synthetic", "n_users": 150, "n_items": 200, "seed": 3},
                     d / "syn.zip")
     make_split(d / "syn.zip", "synthetic", d / "split.npz")
-    specs = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
-             "Y": {"model": "itemknn", "q": 3.0},
-             "Z": {"model": "itemknn", "q": 1.0, "k_prime": 10}}
-    for rec, spec in specs.items():
-        rank_recommender(d / "split.npz", rec, spec, d / f"{rec}.npz", seed=1, dataset="syn",
-                         m=20, repeats=6, repeat_chunk=4, tie="random")
+    for rec in SPECS:
+        rank(d / "split.npz", rec, d / f"{rec}.npz")
     return d
 
 
+def files(d, recs="XYZ"):
+    return {r: read_rank_file(d / f"{r}.npz") for r in recs}
+
+
 def test_rank_files_consistent(ranks_dir):
-    ranks = load_ranks({r: ranks_dir / f"{r}.npz" for r in "XYZ"})
     split = load_split(ranks_dir / "split.npz")
-    for a in ranks.values():
-        assert np.array_equal(a["n_u"], split.n_candidates())
-        assert a["sampled"].shape == (6, split.users.size)
-        assert a["sampled"].min() >= 1 and a["sampled"].max() <= 21
-        assert np.all((a["exact"] >= 1) & (a["exact"] <= a["n_u"]))
+    for rec, f in files(ranks_dir).items():
+        assert np.array_equal(f.n_u, split.n_candidates())
+        assert f.m_values == [20] and f.recommender == rec and f.dataset == "syn"
+        s = f.sampled_ranks(20)
+        assert s.shape == (6, split.users.size)
+        assert s.min() >= 1 and s.max() <= 21
+        assert np.all((f.exact >= 1) & (f.exact <= f.n_u))
         # with one tie order per user a sampled rank can never exceed the exact rank
-        assert np.all(a["sampled"] <= a["exact"][None, :])
+        assert np.all(s <= f.exact[None, :])
 
 
-def test_repeat_chunking_does_not_change_ranks(ranks_dir, tmp_path):
+def test_negatives_are_shared_and_ranked(ranks_dir):
+    """The sampled rank of repeat j is the rank among the negatives draw_negatives gives for
+    (seed, m, j), for every recommender (shared negatives)."""
+    from sampled_metrics.recommenders import make_recommender
+    from sampled_metrics.seeds import derive_seed
+    split = load_split(ranks_dir / "split.npz")
+    f = read_rank_file(ranks_dir / "Y.npz")
+    neg = draw_negatives(split, 20, repeat=4, seed=derive_seed(1, "syn"))
+    model = make_recommender("itemknn", q=3.0).fit(split.train)
+    scores = model.score(split.users)
+    test = scores[np.arange(split.users.size), split.test_items]
+    above = (np.take_along_axis(scores, neg, 1) > test[:, None]).sum(axis=1)
+    tied = (np.take_along_axis(scores, neg, 1) == test[:, None]).sum(axis=1)
+    r = f.sampled_ranks(20, 4)
+    assert np.all((r >= 1 + above) & (r <= 1 + above + tied))
+
+
+def test_other_sample_sizes_do_not_change_ranks(ranks_dir, tmp_path):
+    """Fit once, score once: ranking more sample sizes in the same pass leaves the ranks of
+    each (m, repeat) unchanged, for both random tie policies."""
     for tie in ("random", "random_per_ranking"):
-        out = {}
-        for chunk in (1, 4):
-            rank_recommender(ranks_dir / "split.npz", "Z", {"model": "itemknn", "q": 1.0,
-                                                             "k_prime": 10},
-                             tmp_path / f"Z{chunk}.npz", seed=1, dataset="syn", m=20,
-                             repeats=6, repeat_chunk=chunk, tie=tie)
-            out[chunk] = np.load(tmp_path / f"Z{chunk}.npz")
-        assert np.array_equal(out[1]["sampled"], out[4]["sampled"]), tie
-        assert np.array_equal(out[1]["exact"], out[4]["exact"]), tie
+        rank(ranks_dir / "split.npz", "Z", tmp_path / "a.npz", {20: 6}, tie)
+        rank(ranks_dir / "split.npz", "Z", tmp_path / "b.npz", {20: 6, 35: 2}, tie)
+        a, b = read_rank_file(tmp_path / "a.npz"), read_rank_file(tmp_path / "b.npz")
+        assert b.m_values == [20, 35] and b.sampled_ranks(35).shape[0] == 2
+        assert np.array_equal(a.sampled_ranks(20), b.sampled_ranks(20)), tie
+        assert np.array_equal(a.exact, b.exact), tie
 
 
-def test_estimator_table_matches_direct_computation(ranks_dir):
-    a = load_ranks({"Y": ranks_dir / "Y.npz"})["Y"]
-    est = estimator_table(a["sampled"], a["n_u"], 20, ["ap"], ["sampled", "bv_0.1"],
-                          "hypergeometric", "per_user")
-    j, u = 2, 5
+def test_per_repeat_corrections_match_direct_computation(ranks_dir):
+    f = files(ranks_dir, "Y")
+    per = per_repeat_frame("syn", f, 20, ["ap"], ["sampled", "bv_0.1"], n_mode="per_user")
+    y = f["Y"]
+    j = 2
     direct = np.mean([correction("ap", int(n), 20, "bv_0.1", sampling="hypergeometric")[s - 1]
-                      for n, s in zip(a["n_u"], a["sampled"][j])])
-    assert est[0, 1, j] == pytest.approx(direct, rel=1e-12)
-    assert est[0, 0, j] == pytest.approx(np.mean(1.0 / a["sampled"][j]))
-    glob = estimator_table(a["sampled"], a["n_u"], 20, ["ap"], ["bv_0.1"], "hypergeometric",
-                           "global", n_items=200)
+                      for n, s in zip(y.n_u, y.sampled_ranks(20, j))])
+    got = per.set_index(["method", "repeat"]).value
+    assert got[("bv_0.1", j)] == pytest.approx(direct, rel=1e-12)
+    assert got[("sampled", j)] == pytest.approx(np.mean(1.0 / y.sampled_ranks(20, j)))
+    glob = per_repeat_frame("syn", f, 20, ["ap"], ["bv_0.1"], n_mode="global")
     v = correction("ap", 200, 20, "bv_0.1", sampling="hypergeometric")
-    assert glob[0, 0, u] == pytest.approx(v[a["sampled"][u] - 1].mean())
+    assert glob.set_index(["method", "repeat"]).value[("bv_0.1", 5)] == \
+        pytest.approx(v[y.sampled_ranks(20, 5) - 1].mean())
+
+
+def test_corrected_means_is_the_gather_mean():
+    rng = np.random.default_rng(0)
+    V = rng.random((4, 2, 3, 6))
+    idx = rng.integers(0, 4, size=50)
+    sampled = rng.integers(1, 7, size=(5, 50))
+    out = corrected_means(V, idx, sampled)
+    for k in range(2):
+        for e in range(3):
+            assert np.allclose(out[k, e], V[idx[None, :], k, e, sampled - 1].mean(axis=1))
 
 
 def test_lookup_independent_of_processes():
@@ -74,43 +119,49 @@ def test_lookup_independent_of_processes():
 
 def test_table4_counts_agreement():
     t3 = pd.DataFrame({"dataset": "d", "recommender": ["A", "B"], "metric": "ap",
-                       "estimator": "exact", "mean": [0.2, 0.1], "std": 0.0})
+                       "method": "exact", "mean": [0.2, 0.1], "std": 0.0})
     per = pd.DataFrame({"dataset": "d", "recommender": ["A"] * 4 + ["B"] * 4, "metric": "ap",
-                        "estimator": "sampled", "repeat": [0, 1, 2, 3] * 2,
+                        "method": "sampled", "repeat": [0, 1, 2, 3] * 2,
                         "value": [0.5, 0.4, 0.3, 0.3, 0.4, 0.5, 0.2, 0.3]})
     t4 = table4_frame(t3, per)
     assert t4.loc[0, "pair"] == "A vs B" and t4.loc[0, "correct"] == 2    # repeat 3 ties
 
 
 def test_table3_exact_and_sampled(ranks_dir):
-    ranks = load_ranks({r: ranks_dir / f"{r}.npz" for r in "XY"})
-    t3, per = table3_frame("syn", ranks, 20, ["recall@10", "auc"], ["sampled"],
-                           "hypergeometric")
-    exact = t3[(t3.estimator == "exact") & (t3.metric == "auc")].set_index("recommender")
-    a = ranks["X"]
-    assert exact.loc["X", "mean"] == pytest.approx(np.mean((a["n_u"] - a["exact"]) /
-                                                           (a["n_u"] - 1)))
+    f = files(ranks_dir, "XY")
+    per = per_repeat_frame("syn", f, 20, ["recall@10", "auc"], ["sampled"])
+    t3 = table3_frame(per)
+    exact = t3[(t3.method == "exact") & (t3.metric == "auc")].set_index("recommender")
+    x = f["X"]
+    assert exact.loc["X", "mean"] == pytest.approx(np.mean((x.n_u - x.exact) / (x.n_u - 1)))
+    assert exact.loc["X", "std"] == 0
     assert exact_metric("recall@10", [1, 11], [50, 50]) == 0.5
-    assert len(per) == 2 * 2 * 6
+    assert len(per) == 2 * 2 * 2 * 6                  # recs x metrics x (exact, sampled) x reps
 
 
 def test_figure6_large_m_recovers_exact(ranks_dir):
-    ranks = load_ranks({"Y": ranks_dir / "Y.npz"})
-    f6 = figure6_frame(ranks, "recall@10", [199], ["sampled"], n_items=200,
+    f = files(ranks_dir, "Y")
+    f6 = figure6_frame(f, "recall@10", [199], ["sampled"], n_items=200,
                        sampling="hypergeometric")
     # with m = n - 1 without replacement the sampled metric is exact (ranks among n = 200)
-    r = np.floor(ranks["Y"]["exact"])
+    r = np.floor(f["Y"].exact)
     assert f6.expected.iloc[0] == pytest.approx(np.mean(r <= 10))
 
 
 def test_study_tables_write_files(ranks_dir, tmp_path):
+    per = tmp_path / "per_repeat.csv"
+    correct_repeats("syn", {r: ranks_dir / f"{r}.npz" for r in "XYZ"}, 20, ["ap", "auc"],
+                    ["sampled", "cls"], n_mode="per_user", out=per)
     outs = {k: tmp_path / f"{k}.{ext}" for k, ext in (
-        ("table3", "csv"), ("table3_md", "md"), ("table3_tex", "tex"), ("per_repeat", "csv"),
+        ("table3", "csv"), ("table3_md", "md"), ("table3_tex", "tex"),
         ("table4", "csv"), ("table4_md", "md"), ("table4_tex", "tex"))}
-    study_tables("syn", {r: ranks_dir / f"{r}.npz" for r in "XYZ"}, ["ap"], ["sampled", "cls"],
-                 sampling="hypergeometric", n_mode="per_user", outputs=outs)
-    assert pd.read_csv(outs["table3"]).shape[0] == 3 * 3
+    tables("syn", per, ["Z", "X"], ["ap"], ["sampled", "cls"], m=20, outputs=outs)
+    t3 = pd.read_csv(outs["table3"])
+    assert t3.shape[0] == 2 * 3 and list(t3.recommender[:3]) == ["Z"] * 3
+    assert list(t3.method[:3]) == ["exact", "sampled", "cls"]
     assert "\\begin{tabular}" in outs["table3_tex"].read_text()
+    with pytest.raises(ValueError, match="lack method bv_0.1"):
+        tables("syn", per, ["X"], ["ap"], ["bv_0.1"], m=20, outputs=outs)
 
 
 def test_prepare_archive_rejects_bad_md5(tmp_path):
@@ -126,12 +177,6 @@ def test_prepare_archive_rejects_bad_md5(tmp_path):
         prepare_archive("x", {"format": "csv"}, tmp_path / "y.zip")
 
 
-def test_derive_seed_depends_on_keys():
-    assert derive_seed(1, "ml-1m") == derive_seed(1, "ml-1m")
-    assert derive_seed(1, "ml-1m") != derive_seed(1, "ml-20m")
-    assert derive_seed(1, "a", 0) != derive_seed(2, "a", 0)
-
-
 def test_exact_metrics_agree_with_implicit_evaluation(ranks_dir):
     """Cross-check against implicit.evaluation.ranking_metrics_at_k on the same model: for
     one held-out item its precision@10 (hits / min(K, |relevant|)) is our Recall@10."""
@@ -144,7 +189,7 @@ def test_exact_metrics_agree_with_implicit_evaluation(ranks_dir):
 
     split = load_split(ranks_dir / "split.npz")
     model = IALS(factors=8, iterations=5, seed=0).fit(split.train)
-    ev = evaluate(model, split, (), "pessimistic")
+    ev = evaluate(model, split, tie="pessimistic")
     ours = mean_metrics(ev.ranks, ev.n_candidates, ["recall@10", "ndcg@10"])
     other = AlternatingLeastSquares(factors=8, dtype=np.float64)
     other.user_factors, other.item_factors = model.user_factors_, model.item_factors_
@@ -153,22 +198,6 @@ def test_exact_metrics_agree_with_implicit_evaluation(ranks_dir):
     theirs = ranking_metrics_at_k(other, split.train, test, K=10, show_progress=False)
     assert ours["recall@10"] == pytest.approx(theirs["precision"], abs=1e-12)
     assert ours["ndcg@10"] == pytest.approx(theirs["ndcg"], abs=1e-12)
-
-
-def test_jin_winners_and_table2():
-    from sampled_metrics.jin import jin_table2_frame, jin_winners_frame
-    rows = []
-    for rec, exact, est in (("A", 0.3, [0.5, 0.1, 0.2]), ("B", 0.2, [0.4, 0.3, 0.2])):
-        rows += [("d", rec, "recall@1", "exact", j, exact) for j in range(3)]
-        rows += [("d", rec, "recall@1", "mle", j, v) for j, v in enumerate(est)]
-    per = pd.DataFrame(rows, columns=["dataset", "recommender", "metric", "estimator",
-                                      "repeat", "value"])
-    w = jin_winners_frame(per)
-    # A is best exactly; mle picks A in repeat 0, B in 1, a tie in 2 (counts as wrong)
-    assert w.loc[0, "correct"] == 1 and w.loc[0, "repeats"] == 3
-    t2 = jin_table2_frame(per)
-    assert list(t2.estimator[:2]) == ["exact", "mle"]
-    assert t2.loc[1, "mean"] == pytest.approx(0.8 / 3)
 
 
 def test_fixed_ncf_negatives_are_used(tmp_path):
@@ -198,35 +227,27 @@ def test_fixed_ncf_negatives_are_used(tmp_path):
     make_split(tmp_path / "n.zip", {"format": "ncf", "prefix": "t"}, tmp_path / "n.npz")
     spec = {"model": "itemknn", "q": 1.0}
     rank_recommender(tmp_path / "n.npz", "Z", spec, tmp_path / "Z.npz", seed=0, dataset="ncf",
-                     m=9, repeats=5, tie="pessimistic", fixed_negatives=True)
-    z = np.load(tmp_path / "Z.npz")
-    assert z["sampled"].shape == (1, split.users.size)
+                     sample_sizes={9: 5}, tie="pessimistic", sampling="hypergeometric",
+                     fixed_negatives=True)
+    z = read_rank_file(tmp_path / "Z.npz")
+    assert z.negatives == "fixed" and z.sampled_ranks(9).shape == (1, split.users.size)
     ncf_split = load_split(tmp_path / "n.npz")
     scores = make_recommender("itemknn", q=1.0).fit(ncf_split.train).score(ncf_split.users)
     rows = np.arange(ncf_split.users.size)
     test = scores[rows, ncf_split.test_items]
-    fixed = np.load(tmp_path / "n.npz")["negatives"]
+    fixed = ncf_split.negatives
     expected = 1 + (scores[rows[:, None], fixed] >= test[:, None]).sum(axis=1)
-    assert np.array_equal(z["sampled"][0], expected)
+    assert np.array_equal(z.sampled_ranks(9, 0), expected)
     with pytest.raises(ValueError, match="fixed negatives per user"):
         rank_recommender(tmp_path / "n.npz", "Z", spec, tmp_path / "Z2.npz", seed=0,
-                         dataset="ncf", m=5, repeats=5, fixed_negatives=True)
+                         dataset="ncf", sample_sizes={5: 5}, tie="pessimistic",
+                         sampling="hypergeometric", fixed_negatives=True)
 
 
 def test_average_ties_rejected_for_sampled_ranks(ranks_dir, tmp_path):
     with pytest.raises(ValueError, match="half-integer"):
-        rank_recommender(ranks_dir / "split.npz", "Y", {"model": "itemknn", "q": 3.0},
-                         tmp_path / "Y.npz", seed=1, dataset="syn", m=20, repeats=2,
-                         tie="average")
+        rank(ranks_dir / "split.npz", "Y", tmp_path / "Y.npz", tie="average")
     assert not (tmp_path / "Y.npz").exists()
-
-
-def test_jin_options_are_validated(ranks_dir):
-    from sampled_metrics.jin import jin_estimates
-    arrays = load_ranks({"Y": ranks_dir / "Y.npz"})["Y"]
-    with pytest.raises(ValueError, match="takes no option"):
-        jin_estimates("syn", "Y", arrays, ["recall@10"], ["mes"], sampling="hypergeometric",
-                      options={"mes": {"etaa": 0.1}})
 
 
 def test_outputs_have_normal_permissions(tmp_path):

@@ -1,0 +1,325 @@
+"""KDD'20 Sec. 6, the MovieLens study: exact vs sampled vs corrected metrics (Tables 3-4,
+Figures 5-6), from the rank files of the recommenders.
+
+Every user u has an exact rank r_u among its n_u candidates and, per repeat, a sampled rank
+r~_u among itself and m negatives. A metric of a recommender is the mean over users (eq. 1):
+
+    exact                mean_u M(r_u)                      (AUC with n = n_u)
+    sampled              mean_u M_{m+1}(r~_u)
+    correction c         mean_u M^_{c, n}(r~_u)             (KDD'20 Sec. 5, for n and m)
+
+``n_mode`` says which n the corrections use: ``per_user`` (n = n_u, the law the sampled
+ranks really follow) or ``global`` (n = |I|, one correction for everybody).
+
+Artefacts: :func:`correct_repeats` (the per-repeat values of every correction, computed once
+per (dataset, m) and read by Tables 3-4 and by Jin et al.'s tables), :func:`tables`,
+:func:`figure5`, :func:`figure6`.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+
+import numpy as np
+import pandas as pd
+
+from .. import figures
+from ..corrections import correction_label, correction_vectors
+from ..metrics import parse_metric
+from ..paper import KDD_TABLE3, KDD_TABLE4
+from ..rankfile import read_rank_file
+from ..sampling import check_nm, expected_metric_matrix
+from ..tables import write_csv, write_table
+
+__all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "exact_metric", "corrected_means",
+           "per_repeat_frame", "table3_frame", "table4_frame", "rank_buckets",
+           "figure6_frame", "correct_repeats", "tables", "figure5", "figure6"]
+
+log = logging.getLogger(__name__)
+
+#: the corrections of Table 3, in its column order
+CORRECTIONS = ("sampled", "rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001")
+N_MODES = ("per_user", "global")
+#: the dataset of KDD'20 Sec. 6: only its tables get the paper's numbers beside ours
+PAPER_DATASET = "ml-1m"
+PER_REPEAT_COLUMNS = ["dataset", "recommender", "metric", "method", "repeat", "value"]
+
+
+def exact_metric(metric, ranks, n_u) -> float:
+    """mean_u M(r_u) with AUC over each user's own n_u candidates (eq. 1, 7-13)."""
+    return float(np.mean(parse_metric(metric)(ranks, np.asarray(n_u))))
+
+
+def _n_for_users(n_u, n_mode: str, n_items: int) -> np.ndarray:
+    if n_mode not in N_MODES:
+        raise ValueError(f"unknown n_mode {n_mode!r}; expected 'per_user' or 'global'")
+    n_u = np.asarray(n_u, dtype=np.int64)
+    return np.full_like(n_u, n_items) if n_mode == "global" else n_u
+
+
+def _shared(rank_files: dict, key: str):
+    values = {getattr(f, key) for f in rank_files.values()}
+    if len(values) != 1:
+        raise ValueError(f"rank files disagree on {key}: {sorted(map(str, values))}")
+    return values.pop()
+
+
+def corrected_means(V: np.ndarray, n_index: np.ndarray, sampled: np.ndarray) -> np.ndarray:
+    """Per-repeat means of corrected metrics: out[k, e, j] = mean_u V[n_index[u], k, e,
+    r~[j, u] - 1], i.e. mean_u M^_{k, e, n_u}(r~_u) in repeat j.
+
+    Computed from the counts of (n index, r~) pairs per repeat, so the cost is
+    O(repeats x users + repeats x distinct n x (m+1) x K x E).
+    """
+    repeats, users = sampled.shape
+    n_vals, K, E, width = V.shape
+    cell = n_index[None, :].astype(np.int64) * width + (sampled.astype(np.int64) - 1)
+    out = np.empty((K, E, repeats))
+    flat = V.reshape(n_vals, K * E, width).transpose(0, 2, 1).reshape(n_vals * width, K * E)
+    for j in range(repeats):
+        counts = np.bincount(cell[j], minlength=n_vals * width)
+        nz = np.flatnonzero(counts)
+        out[:, :, j] = (counts[nz] @ flat[nz]).reshape(K, E) / users
+    return out
+
+
+def per_repeat_frame(dataset: str, rank_files: dict, m: int, metrics, corrections, *,
+                     n_mode: str = "per_user", processes: int = 1) -> pd.DataFrame:
+    """Per-repeat values of every metric under every correction, and the exact values.
+
+    Parameters
+    ----------
+    rank_files : dict recommender -> RankFile (same dataset, same sampling law)
+    m : int
+        Sample size (each file must hold sampled ranks for it).
+    metrics, corrections : sequences of names
+    n_mode : {'per_user', 'global'}
+    processes : int
+        Worker processes of the correction lookup (results do not depend on it).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy ``dataset, recommender, metric, method, repeat, value``; method ``exact``
+        repeats the exact value in every repeat. The correction vectors are computed once
+        for all recommenders (one per distinct n).
+    """
+    from ..corrections import correction_lookup
+    metric_names = [parse_metric(x).name for x in metrics]
+    labels = [correction_label(c) for c in corrections]
+    sampling = _shared(rank_files, "sampling")
+    n_items = max(f.n_items for f in rank_files.values())
+    n_per_rec = {rec: _n_for_users(f.n_u, n_mode, n_items) for rec, f in rank_files.items()}
+    n_values = np.unique(np.concatenate(list(n_per_rec.values())))
+    check_nm(int(n_values.min()), m, sampling)
+    log.info("corrections for %d distinct n, m=%d: %d metrics x %d corrections",
+             n_values.size, m, len(metric_names), len(labels))
+    V = correction_lookup(metric_names, list(corrections), n_values, m, sampling,
+                          processes=processes)
+    parts = []
+    for rec, f in rank_files.items():
+        sampled = f.sampled_ranks(m)
+        repeats = np.arange(sampled.shape[0])
+        values = corrected_means(V, np.searchsorted(n_values, n_per_rec[rec]), sampled)
+        for k, metric in enumerate(metric_names):
+            exact = exact_metric(metric, f.exact, f.n_u)
+            parts.append(pd.DataFrame({"dataset": dataset, "recommender": rec,
+                                       "metric": metric, "method": "exact",
+                                       "repeat": repeats, "value": exact}))
+            for e, label in enumerate(labels):
+                parts.append(pd.DataFrame({"dataset": dataset, "recommender": rec,
+                                           "metric": metric, "method": label,
+                                           "repeat": repeats, "value": values[k, e]}))
+    return pd.concat(parts, ignore_index=True)[PER_REPEAT_COLUMNS]
+
+
+def table3_frame(per_repeat: pd.DataFrame) -> pd.DataFrame:
+    """KDD'20 Table 3: mean and std (ddof = 1) over repeats of each value (std 0 for exact).
+
+    Returns a tidy frame ``dataset, recommender, metric, method, mean, std`` in the order of
+    ``per_repeat``.
+    """
+    keys = ["dataset", "recommender", "metric", "method"]
+    out = per_repeat.groupby(keys, sort=False)["value"].agg(["mean", "std"]).reset_index()
+    out.loc[out.method == "exact", "std"] = 0.0
+    return out
+
+
+def table4_frame(table3: pd.DataFrame, per_repeat: pd.DataFrame) -> pd.DataFrame:
+    """KDD'20 Table 4: of the repeats, how many order each pair of recommenders (a vs b) as
+    the exact metric does (strictly; a tie counts as wrong).
+
+    Returns a tidy frame ``dataset, pair, metric, method, correct, repeats``.
+    """
+    exact = table3[table3.method == "exact"].set_index(["dataset", "recommender",
+                                                        "metric"])["mean"]
+    rest = per_repeat[per_repeat.method != "exact"]
+    wide = rest.pivot_table(index=["dataset", "metric", "method", "repeat"],
+                            columns="recommender", values="value", sort=False)
+    rows = []
+    recs = list(dict.fromkeys(per_repeat.recommender))
+    for a, b in itertools.combinations(recs, 2):
+        for (dataset, metric, method), grp in wide.groupby(level=[0, 1, 2], sort=False):
+            truth = np.sign(exact[dataset, a, metric] - exact[dataset, b, metric])
+            got = np.sign(grp[a].to_numpy() - grp[b].to_numpy())
+            rows.append((dataset, f"{a} vs {b}", metric, method,
+                         int(np.sum(got == truth)) if truth != 0 else 0, len(grp)))
+    return pd.DataFrame(rows, columns=["dataset", "pair", "metric", "method", "correct",
+                                       "repeats"])
+
+
+def rank_buckets(rank_files: dict, edges) -> pd.DataFrame:
+    """Number of users whose exact rank falls in each bucket (lo, hi] of ``edges`` (Fig. 5).
+
+    Returns a tidy frame ``recommender, bucket, lo, hi, users``.
+    """
+    edges = np.asarray(edges, dtype=np.float64)
+    rows = []
+    for rec, f in rank_files.items():
+        counts, _ = np.histogram(np.asarray(f.exact, dtype=np.float64),
+                                 bins=np.r_[edges[:-1] + 0.5, edges[-1] + 0.5])
+        for lo, hi, c in zip(edges[:-1], edges[1:], counts):
+            rows.append((rec, f"{int(lo) + 1}-{int(hi)}", int(lo) + 1, int(hi), int(c)))
+    return pd.DataFrame(rows, columns=["recommender", "bucket", "lo", "hi", "users"])
+
+
+def figure6_frame(rank_files: dict, metric, m_values, corrections=("sampled", "bv_0.1"),
+                  n_items: int | None = None, sampling: str = "binomial") -> pd.DataFrame:
+    """Expected metric vs sample size m, analytically from the exact ranks (Fig. 6):
+    mean_u E[M^(r~) | r_u] with every user's rank among n = ``n_items`` items (one correction
+    per m). Non-integer exact ranks (averaged ties) are rounded down.
+
+    Returns a tidy frame ``recommender, metric, method, m, expected``.
+    """
+    metric = parse_metric(metric)
+    n = int(n_items if n_items is not None else max(f.n_items for f in rank_files.values()))
+    labels = [correction_label(c) for c in corrections]
+    rows = []
+    for m in m_values:
+        m = int(m)
+        if m >= n:
+            continue
+        vecs = correction_vectors([metric], n, m, corrections, sampling)
+        weights = [vecs[(metric.name, label)] for label in labels]
+        for rec, f in rank_files.items():
+            r = np.floor(np.asarray(f.exact)).astype(np.int64)
+            values, counts = np.unique(r, return_counts=True)
+            e = expected_metric_matrix(weights, values, n, m, sampling) @ counts / counts.sum()
+            rows += [(rec, metric.name, label, m, float(v)) for label, v in zip(labels, e)]
+    return pd.DataFrame(rows, columns=["recommender", "metric", "method", "m", "expected"])
+
+
+# ----------------------------------------------------------------------------- artefacts
+
+def _read_all(rank_paths: dict) -> dict:
+    return {rec: read_rank_file(path) for rec, path in rank_paths.items()}
+
+
+def correct_repeats(dataset: str, rank_paths: dict, m: int, metrics, corrections, *,
+                    n_mode: str, out, processes: int = 1) -> pd.DataFrame:
+    """The per-repeat CSV of :func:`per_repeat_frame` (read by Tables 3-4 and Jin's tables).
+    """
+    frame = per_repeat_frame(dataset, _read_all(rank_paths), int(m), metrics, corrections,
+                             n_mode=n_mode, processes=processes)
+    write_csv(frame, out)
+    return frame
+
+
+def _pct(mean, std=None) -> str:
+    """'12.34±0.56' in percent; the mean alone when there is no spread (exact, one repeat)."""
+    if std is None or std == 0 or not np.isfinite(std):
+        return f"{100 * mean:.2f}"
+    return f"{100 * mean:.2f}±{100 * std:.2f}"
+
+
+def _with_paper(wide: pd.DataFrame, column: str, values, fmt) -> pd.DataFrame:
+    """Add the paper's values as ``column`` ('-' where it has none); nothing if it has none."""
+    if all(v is None for v in values):
+        return wide
+    return wide.assign(**{column: ["-" if v is None else fmt(v) for v in values]})
+
+
+def select(per_repeat: pd.DataFrame, recommenders, metrics, methods) -> pd.DataFrame:
+    """Rows of a per-repeat frame for these recommenders, metrics and methods, in that
+    order (recommender, metric, method); ValueError naming what is missing."""
+    metrics = [parse_metric(x).name for x in metrics]
+    methods = list(methods)
+    for column, wanted in (("recommender", recommenders), ("metric", metrics),
+                           ("method", methods)):
+        missing = sorted(set(wanted) - set(per_repeat[column]))
+        if missing:
+            raise ValueError(f"per-repeat values lack {column} {', '.join(missing)}")
+    order = {c: {v: i for i, v in enumerate(w)} for c, w in
+             (("recommender", recommenders), ("metric", metrics), ("method", methods))}
+    keep = per_repeat[per_repeat.recommender.isin(recommenders) &
+                      per_repeat.metric.isin(metrics) & per_repeat.method.isin(methods)]
+    rank = [keep[c].map(order[c]) for c in order]
+    return (keep.assign(_a=rank[0], _b=rank[1], _c=rank[2])
+            .sort_values(["_a", "_b", "_c", "repeat"], kind="stable")
+            .drop(columns=["_a", "_b", "_c"]).reset_index(drop=True))
+
+
+def tables(dataset: str, per_repeat_csv, recommenders, metrics, corrections, *, m: int,
+           outputs: dict) -> None:
+    """Write Table 3 and Table 4 (csv/md/tex) from the per-repeat CSV.
+
+    ``outputs`` keys: table3, table3_md, table3_tex, table4, table4_md, table4_tex.
+    """
+    labels = ["exact", *(correction_label(c) for c in corrections)]
+    per_repeat = select(pd.read_csv(per_repeat_csv), list(recommenders), metrics, labels)
+    t3 = table3_frame(per_repeat)
+    t4 = table4_frame(t3, per_repeat)
+    repeats = per_repeat.repeat.nunique()
+    ref3 = KDD_TABLE3 if dataset == PAPER_DATASET else {}
+    ref4 = KDD_TABLE4 if dataset == PAPER_DATASET else {}
+    wide3 = _with_paper(pd.DataFrame({
+        "recommender": t3.recommender, "metric": t3.metric, "method": t3.method,
+        "ours %": [_pct(a, b) for a, b in zip(t3["mean"], t3["std"])]}), "paper %",
+        [ref3.get(k) for k in zip(t3.recommender, t3.metric, t3.method)], lambda p: _pct(*p))
+    write_table(t3, outputs["table3"], wide3, outputs.get("table3_md"),
+                outputs.get("table3_tex"),
+                title=f"Table 3 ({dataset}): exact, sampled (m = {m}) and corrected metrics, "
+                      f"mean ± std over {repeats} repeats, in %")
+    wide4 = _with_paper(t4.drop(columns=["dataset"]), "paper",
+                        [ref4.get(k) for k in zip(t4.pair, t4.metric, t4.method)], str)
+    write_table(t4, outputs["table4"], wide4, outputs.get("table4_md"),
+                outputs.get("table4_tex"),
+                title=f"Table 4 ({dataset}): repeats (of {repeats}) that order each pair as "
+                      f"the exact metric does")
+
+
+def figure5(dataset: str, rank_paths: dict, edges, out_stem, data_csv,
+            facts_csv=None) -> pd.DataFrame:
+    """Figure 5: users per bucket of exact rank, one bar group per recommender.
+
+    ``facts_csv`` gets the counts Sec. 6.1 talks about: users with r <= 10, r <= 100,
+    r > n_u / 2 (bottom half) and in the worst bucket.
+    """
+    files = _read_all(rank_paths)
+    n_max = max(f.n_items for f in files.values())
+    edges = [0] + [e for e in edges if 0 < e < n_max] + [n_max]
+    frame = rank_buckets(files, edges)
+    write_csv(frame, data_csv)
+    if facts_csv:
+        facts = pd.DataFrame([
+            (dataset, rec, int(np.sum(f.exact <= 10)), int(np.sum(f.exact <= 100)),
+             int(np.sum(f.exact > f.n_u / 2)), int(np.sum(f.exact > edges[-2])))
+            for rec, f in files.items()],
+            columns=["dataset", "recommender", "top10", "top100", "bottom_half",
+                     "worst_bucket"])
+        write_csv(facts, facts_csv)
+    figures.figure5(frame, out_stem, title=f"Figure 5: distribution of exact ranks ({dataset})")
+    return frame
+
+
+def figure6(dataset: str, rank_paths: dict, metric: str, points: int, corrections,
+            out_stem, data_csv, *, sampling: str) -> pd.DataFrame:
+    """Figure 6: expected metric vs m (analytic, from the exact ranks, n = |I|)."""
+    files = _read_all(rank_paths)
+    n = max(f.n_items for f in files.values())
+    m_values = figures.log_grid(1, n - 1, points)
+    frame = figure6_frame(files, metric, m_values, corrections, n, sampling)
+    write_csv(frame, data_csv)
+    figures.figure6(frame, out_stem, title=f"Figure 6: expected {metric} vs sample size "
+                                           f"({dataset}, n = {n:,})")
+    return frame

@@ -1,0 +1,99 @@
+"""The scoring step: fit a recommender once, score each test user once, write its rank file
+(exact rank, n_u and the sampled ranks of every (m, repeat) the tables ask for)."""
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+import numpy as np
+
+from ..evaluation import evaluate
+from ..rankfile import RankFile
+from ..recommenders import make_recommender
+from ..seeds import derive_seed
+
+__all__ = ["rank_recommender"]
+
+log = logging.getLogger(__name__)
+
+
+def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dataset: str,
+                     seed: int, sample_sizes: dict, tie: str, sampling: str,
+                     fixed_negatives: bool = False, threads: int = 1) -> dict:
+    """Fit ``recommender`` on the training set and write its rank file to ``out``.
+
+    Parameters
+    ----------
+    split_path : path
+        The dataset's split (``datasets.make_split``).
+    recommender : str
+        Its name in the config's catalogue (recorded in the file).
+    model_spec : dict
+        ``{'model': 'ials' | 'itemknn' | 'ease', **parameters}``.
+    dataset : str
+    seed : int
+        The config seed; negatives and ties are drawn from ``derive_seed(seed, dataset)``,
+        so every recommender of the dataset ranks the same negatives.
+    sample_sizes : dict m -> repeats
+        Every sample size any table or figure needs for this recommender.
+    tie, sampling : str
+        Tie policy and law of the negatives (``hypergeometric`` = without replacement).
+    fixed_negatives : bool
+        Rank the dataset's own negatives (NCF's ``.test.negative``) as the single repeat
+        instead of drawing them; ``sample_sizes`` must then be ``{K: any}`` with K their
+        number per user.
+    threads : int
+        Threads of the model fit.
+
+    Returns
+    -------
+    dict
+        What was done (fit and ranking seconds, users, sample sizes), also logged.
+    """
+    from ..pipeline import load_split
+    split = load_split(split_path)
+    spec = dict(model_spec)
+    kind = spec.pop("model", None)
+    if kind is None:
+        raise ValueError(f"recommender {recommender!r}: 'model' (ials, itemknn or ease) is "
+                         f"missing")
+    if kind == "ials":
+        spec.setdefault("num_threads", threads)
+    sizes = {int(m): int(r) for m, r in sample_sizes.items()}
+    fixed = None
+    if fixed_negatives:
+        fixed = split.negatives
+        if fixed is None:
+            raise ValueError(f"dataset {dataset!r} has no fixed negatives (only the 'ncf' "
+                             f"format with a .test.negative file has); set "
+                             f"study.fixed_negatives: false")
+        if set(sizes) != {fixed.shape[1]}:
+            raise ValueError(f"dataset {dataset!r} has {fixed.shape[1]} fixed negatives per "
+                             f"user, but the tables ask for m = {sorted(sizes)}; set m to "
+                             f"{fixed.shape[1]}")
+        sizes = {}
+    model = make_recommender(kind, **spec)
+    start = time.perf_counter()
+    model.fit(split.train)
+    fit_seconds = time.perf_counter() - start
+    log.info("fitted %s = %r on %s in %.2f s (its only fit in this job)", recommender, model,
+             dataset, fit_seconds)
+    draw_seed = derive_seed(seed, dataset)
+    start = time.perf_counter()
+    result = evaluate(model, split, sizes, tie=tie, sampling=sampling, seed=draw_seed,
+                      fixed_negatives=fixed)
+    rank_seconds = time.perf_counter() - start
+    RankFile(users=result.users, exact=result.ranks, n_u=result.n_candidates,
+             sampled=result.sampled, n_items=split.n_items,
+             sampling="hypergeometric" if fixed is not None else sampling, tie=tie,
+             seed=draw_seed, negatives="uniform" if fixed is None else "fixed",
+             dataset=dataset, recommender=recommender,
+             loss=np.asarray(getattr(model, "loss_history_", None) or [],
+                             dtype=np.float64)).write(out)
+    info = {"dataset": dataset, "recommender": recommender, "model": repr(model),
+            "fit_seconds": round(fit_seconds, 2), "rank_seconds": round(rank_seconds, 2),
+            "users": int(result.users.size),
+            "sample_sizes": {str(m): s.shape[0] for m, s in result.sampled.items()}}
+    log.info("ranks: %s", json.dumps(info))
+    return info
