@@ -302,16 +302,23 @@ def _rank_blocks(model, split, sizes, tie, replace, seed, fixed_negatives, ranks
                                   generator(seed, "ties", "exact", block), keys=keys)[0]
         test_scores = scores[np.arange(b), test]
         test_keys = None if keys is None else keys[np.arange(b), test]
-        table = (CandidateTable(train_rows, test)
-                 if sizes and fixed_negatives is None else None)
+        if fixed_negatives is None and sizes:
+            table = CandidateTable(train_rows, test)
+            table_scores = table.candidate_values(scores)
+            table_keys = None if keys is None else table.candidate_values(keys)
         for m, repeats in sizes.items():
             for j in range(repeats):
-                neg = (fixed_negatives[rows] if table is None else
-                       table.draw(m, generator(seed, "negatives", m, j, block), replace))
+                if fixed_negatives is None:
+                    pos = table.positions(m, generator(seed, "negatives", m, j, block), replace)
+                    neg_scores = table.pick(table_scores, pos)
+                    neg_keys = None if keys is None else table.pick(table_keys, pos)
+                else:
+                    neg = fixed_negatives[rows]
+                    neg_scores = np.take_along_axis(scores, neg, axis=1)
+                    neg_keys = None if keys is None else np.take_along_axis(keys, neg, 1)
                 sampled[m][j, rows] = sampled_ranks(
-                    test_scores, np.take_along_axis(scores, neg, axis=1), tie,
-                    generator(seed, "ties", m, j, block), test_keys=test_keys,
-                    negative_keys=None if keys is None else np.take_along_axis(keys, neg, 1))
+                    test_scores, neg_scores, tie, generator(seed, "ties", m, j, block),
+                    test_keys=test_keys, negative_keys=neg_keys)
         if rows.stop >= next_log * n:
             log.info("ranked %d of %d users (%.0f%%) in %.1f s", rows.stop, n,
                      100 * rows.stop / n, time.perf_counter() - started)

@@ -57,41 +57,79 @@ class CandidateTable:
         self.items = np.zeros((b, max(int(self.counts.max(initial=0)), 1)), dtype=dtype)
         r, col = np.nonzero(allowed)
         self.items[r, np.cumsum(allowed, axis=1, dtype=np.int64)[r, col] - 1] = col
+        self._owner = None
 
-    def draw(self, m: int, rng: np.random.Generator, replace: bool) -> np.ndarray:
-        """(b, m) uniform negatives per row: with replacement, or m distinct ones.
+    def positions(self, m: int, rng: np.random.Generator, replace: bool) -> np.ndarray:
+        """(b, m) uniform positions p in 0..c_i-1 per row: independent draws (with
+        replacement), or a uniform m-subset (without; needs c_i >= m).
 
-        Without replacement, rows with 2m <= c draw with replacement and redraw duplicates
-        until none are left (a uniform m-subset by symmetry); other rows take the m smallest
-        of c uniform keys. Requires c >= m (without replacement) or c >= 1 (with).
+        Without replacement, rows with 2m <= c_i: m draws with replacement, then every
+        repeated value is drawn again, uniformly over 0..c_i-1, until it hits a value not
+        taken yet (a table of taken values makes that test O(1)); values are exchangeable
+        in this process, so the set is a uniform m-subset (its order is not uniform, and
+        does not matter). Rows with 2m > c_i: the m smallest of c_i uniform keys. A uniform
+        position is floor(U c_i) with U uniform on [0, 1) in steps of 2^-53: each value has
+        probability 1/c_i up to a relative 2^-53 c_i (< 1e-10 for any catalogue here).
         """
         c = self.counts
         if replace:
-            positions = rng.integers(0, c[:, None], size=(c.size, m))
-        else:
-            positions = _distinct_positions(rng, c, m)
-        return np.take_along_axis(self.items, positions, axis=1).astype(np.int64)
+            return _uniform_below(rng, c[:, None], (c.size, m))
+        pos = np.empty((c.size, m), dtype=np.int64)
+        dense = np.flatnonzero(2 * m > c)
+        sparse = np.flatnonzero(2 * m <= c)
+        if sparse.size:
+            pos[sparse] = self._rejection(rng, sparse, m)
+        if dense.size:           # m of c keys: the m smallest of c_i uniform keys
+            keys = rng.random((dense.size, int(c[dense].max())))
+            keys[np.arange(keys.shape[1]) >= c[dense, None]] = 2.0
+            pos[dense] = np.argpartition(keys, m - 1, axis=1)[:, :m]
+        return pos
+
+    def _rejection(self, rng, rows: np.ndarray, m: int) -> np.ndarray:
+        """Uniform m-subsets of 0..c_i-1 for ``rows`` (2m <= c_i) by redrawing repeats."""
+        c = self.counts[rows]
+        pos = _uniform_below(rng, c[:, None], (rows.size, m))
+        if self._owner is None:
+            self._owner = np.full(self.items.size, -1, dtype=np.int32)
+        owner = self._owner                     # flat (row, value) -> slot holding it, or -1
+        width = self.items.shape[1]
+        offsets = (rows * width)[:, None]
+        slot_id = np.arange(pos.size, dtype=np.int32).reshape(pos.shape)
+        owner[offsets + pos] = slot_id          # one slot per distinct value keeps it
+        todo = np.flatnonzero(owner[offsets + pos] != slot_id)   # slots whose value repeats
+        at = todo // m
+        while todo.size:
+            v = _uniform_below(rng, c[at], todo.size)
+            key = rows[at] * width + v
+            ok = np.zeros(key.size, dtype=bool)
+            ok[np.unique(key, return_index=True)[1]] = True
+            ok &= owner[key] < 0
+            owner[key[ok]] = todo[ok]
+            pos.reshape(-1)[todo[ok]] = v[ok]
+            todo, at = todo[~ok], at[~ok]
+        owner[offsets + pos] = -1
+        return pos
+
+    def candidate_values(self, values: np.ndarray) -> np.ndarray:
+        """A (b, n_items) block of per-item values (scores, tie keys) in table order:
+        entry [i, p] is ``values[i, items[i, p]]``."""
+        return np.take_along_axis(values, self.items, axis=1)
+
+    @staticmethod
+    def pick(table_values: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """``table_values[i, positions[i, k]]`` (one flat gather)."""
+        offsets = (np.arange(positions.shape[0]) * table_values.shape[1])[:, None]
+        return table_values.ravel()[offsets + positions]
+
+    def draw(self, m: int, rng: np.random.Generator, replace: bool) -> np.ndarray:
+        """(b, m) uniform negatives (item indices) per row, see :meth:`positions`."""
+        return self.pick(self.items, self.positions(m, rng, replace)).astype(np.int64)
 
 
-def _distinct_positions(rng: np.random.Generator, c: np.ndarray, m: int) -> np.ndarray:
-    """m distinct uniform positions in 0..c_i-1 per row (c_i >= m), sorted."""
-    out = np.empty((c.size, m), dtype=np.int64)
-    sparse_rows, dense_rows = np.flatnonzero(2 * m <= c), np.flatnonzero(2 * m > c)
-    p = rng.integers(0, c[sparse_rows, None], size=(sparse_rows.size, m))
-    while True:
-        p.sort(axis=1)
-        dup = np.zeros(p.shape, dtype=bool)
-        dup[:, 1:] = p[:, 1:] == p[:, :-1]
-        if not dup.any():
-            break
-        r, col = np.nonzero(dup)
-        p[r, col] = rng.integers(0, c[sparse_rows[r]])
-    out[sparse_rows] = p
-    if dense_rows.size:
-        keys = rng.random((dense_rows.size, int(c[dense_rows].max())))
-        keys[np.arange(keys.shape[1]) >= c[dense_rows, None]] = 2.0
-        out[dense_rows] = np.sort(np.argpartition(keys, m - 1, axis=1)[:, :m], axis=1)
-    return out
+def _uniform_below(rng: np.random.Generator, c, size) -> np.ndarray:
+    """floor(U c) for U uniform on [0, 1): uniform integers in 0..c-1 (c broadcast to size),
+    much faster than per-element bounded integers."""
+    return np.floor(rng.random(size) * c).astype(np.int64)
 
 
 def check_sample_size(n_candidates, m: int, sampling: str) -> None:
