@@ -10,6 +10,8 @@ rule dataset_archive:
         ENV
     log:
         "logs/{dataset}/archive.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/archive.tsv"
     script:
         "../scripts/dataset_archive.py"
 

@@ -43,6 +43,8 @@ rule jin_tables:
         ENV
     log:
         "logs/{dataset}/jin_tables.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/jin_tables.tsv"
     script:
         "../scripts/jin_tables.py"
 
@@ -61,6 +63,8 @@ rule jin_figure2:
         ENV
     log:
         "logs/{dataset}/jin_figure2.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/jin_figure2.tsv"
     script:
         "../scripts/jin_figure.py"
 
@@ -87,5 +91,7 @@ rule jin_figure3:
         ENV
     log:
         "logs/{dataset}/jin_figure3.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/jin_figure3.tsv"
     script:
         "../scripts/jin_figure.py"

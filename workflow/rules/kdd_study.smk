@@ -60,6 +60,8 @@ rule figure5:
         ENV
     log:
         "logs/{dataset}/figure5.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/figure5.tsv"
     script:
         "../scripts/figure5.py"
 

@@ -12,6 +12,8 @@ rule toy_table1:
         ENV
     log:
         "logs/toy/table1.log",
+    benchmark:
+        "logs/benchmarks/toy/table1.tsv"
     script:
         "../scripts/toy_table1.py"
 
@@ -28,6 +30,8 @@ rule toy_table2:
         ENV
     log:
         "logs/toy/table2.log",
+    benchmark:
+        "logs/benchmarks/toy/table2.tsv"
     script:
         "../scripts/toy_table2.py"
 
@@ -46,5 +50,7 @@ rule toy_figure:
         ENV
     log:
         "logs/toy/figure{i}.log",
+    benchmark:
+        "logs/benchmarks/toy/figure{i}.tsv"
     script:
         "../scripts/toy_figure.py"

@@ -1,0 +1,127 @@
+#!/usr/bin/env python
+"""Benchmark (targets 1, 2 and 6 of the redesign): one whole workflow run from an empty
+working directory, with its wall time, peak memory and per-rule times.
+
+    python workflow/benchmarks/bench_workflow.py                       # ML-1M, offline
+    python workflow/benchmarks/bench_workflow.py --configfile config/datasets/ml-20m-synthetic.yaml
+
+Copies Snakefile, workflow/ and config/ into a fresh directory beside the project (so that
+``../shared`` in a config resolves as it does from the project root), runs
+``snakemake --cores N --configfile FILE`` there, and prints:
+
+* wall time, and the peak of the summed resident memory of snakemake and all its child
+  processes (sampled every 0.2 s from /proc), against the target;
+* per rule: jobs, summed and longest wall time (from ``logs/benchmarks``);
+* how many times each (dataset, recommender) model was fitted (the "fitted ... (its only fit
+  in this job)" lines of the ranks logs; target: exactly once).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tree_rss_kb(root_pid: int) -> int:
+    """Summed VmRSS (kB) of ``root_pid`` and all its descendants."""
+    children = collections.defaultdict(list)
+    rss = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/status") as fh:
+                kb = next((int(line.split()[1]) for line in fh if line.startswith("VmRSS:")), 0)
+        except (OSError, ValueError, IndexError):
+            continue
+        children[ppid].append(int(entry))
+        rss[int(entry)] = kb
+    total, stack = 0, [root_pid]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack += children.get(pid, [])
+    return total
+
+
+def per_rule_times(workdir: Path) -> list[tuple[str, int, float, float]]:
+    rows = collections.defaultdict(list)
+    for tsv in sorted((workdir / "logs/benchmarks").rglob("*.tsv")):
+        with open(tsv) as fh:
+            rec = list(csv.DictReader(fh, delimiter="\t"))
+        if rec:
+            rule = re.sub(r"_m\d+.*|_[^_]*$", "", tsv.stem) if "_" in tsv.stem else tsv.stem
+            rows[rule].append(float(rec[-1]["s"]))
+    return sorted(((r, len(t), sum(t), max(t)) for r, t in rows.items()),
+                  key=lambda x: -x[2])
+
+
+def fits(workdir: Path) -> dict:
+    count = collections.Counter()
+    for log in (workdir / "logs").rglob("ranks_*.log"):
+        for line in log.read_text().splitlines():
+            found = re.search(r"fitted (\S+) = .* on (\S+) in", line)
+            if found:
+                count[(found.group(2), found.group(1))] += 1
+    return dict(count)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--configfile", default="config/offline.yaml")
+    ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--target-seconds", type=float, default=120.0)
+    ap.add_argument("--target-gb", type=float, default=2.0)
+    ap.add_argument("--keep", action="store_true", help="keep the working directory")
+    ap.add_argument("targets", nargs="*", help="snakemake targets (default: all)")
+    args = ap.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix=".bench-", dir=ROOT.parent))
+    for item in ("Snakefile", "workflow", "config"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, workdir / item)
+    cmd = [sys.executable, "-m", "snakemake", "--cores", str(args.cores), "--configfile",
+           args.configfile, *args.targets]
+    print(f"running {' '.join(cmd[2:])} in {workdir}", flush=True)
+    start = time.perf_counter()
+    with open(workdir / "bench.log", "w") as out:
+        proc = subprocess.Popen(cmd, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, tree_rss_kb(proc.pid))
+            time.sleep(0.2)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        print((workdir / "bench.log").read_text()[-3000:])
+        sys.exit(f"snakemake failed (exit {proc.returncode}); see {workdir}/bench.log")
+    gb = peak / 2**20
+    print(f"wall {wall:.1f} s (target <= {args.target_seconds:.0f} s: "
+          f"{'PASS' if wall <= args.target_seconds else 'FAIL'}), peak summed RSS {gb:.2f} GB "
+          f"(target <= {args.target_gb:g} GB: {'PASS' if gb <= args.target_gb else 'FAIL'})")
+    print(f"{'rule':24s} {'jobs':>4s} {'sum s':>8s} {'max s':>8s}")
+    for rule, jobs, total, longest in per_rule_times(workdir):
+        print(f"{rule:24s} {jobs:4d} {total:8.1f} {longest:8.1f}")
+    fitted = fits(workdir)
+    print("fits per (dataset, recommender):",
+          ", ".join(f"{d}/{r}: {n}" for (d, r), n in sorted(fitted.items())),
+          "(target: each exactly 1:", "PASS)" if fitted and set(fitted.values()) == {1}
+          else "FAIL)")
+    if args.keep:
+        print(f"kept {workdir}")
+    else:
+        shutil.rmtree(workdir)
+
+
+if __name__ == "__main__":
+    main()
