@@ -90,6 +90,21 @@ def test_jin_artefacts(workdir):
         assert (workdir / f"figures/{name}.png").stat().st_size > 1000
 
 
+def test_each_model_is_fitted_once(workdir):
+    """Fit once, score once: one ranks job per (dataset, recommender), one fit in each, and
+    its rank file holds every sample size the tables ask for."""
+    from sampled_metrics.rankfile import read_rank_file
+    for d in ("synthetic", "synthetic-small"):
+        logs = sorted((workdir / f"logs/{d}").glob("ranks_*.log"))
+        assert [p.stem for p in logs] == ["ranks_EASE", "ranks_X", "ranks_Y", "ranks_Z"]
+        for p in logs:
+            assert p.read_text().count("(its only fit in this job)") == 1, p
+        sizes = {r: read_rank_file(workdir / f"results/{d}/ranks/{r}.npz").m_values
+                 for r in ("X", "Y", "Z", "EASE")}
+        # X: Table 3 (m = 50), Jin (49) and Jin Figure 3 (49, 99); EASE only Jin's
+        assert sizes == {"X": [49, 50, 99], "Y": [49, 50], "Z": [49, 50], "EASE": [49]}
+
+
 def test_two_datasets_in_one_run(workdir):
     for d in ("synthetic", "synthetic-small"):
         t3 = pd.read_csv(workdir / f"results/{d}/table3.csv")
