@@ -2,7 +2,6 @@
 import hashlib
 import io
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,8 +10,6 @@ import pytest
 from sampled_metrics import data
 from sampled_metrics.data import (DataError, fetch_archive, index_interactions, leave_last_out,
                                   read_ratings, synthetic_ratings)
-
-ML1M = Path("/work/shared/data/ml-1m/ml-1m.zip")
 
 
 def write_zip(path, text, member="ml-1m/ratings.dat"):
@@ -152,9 +149,8 @@ def test_synthetic_end_to_end(synthetic):
     assert not split.train[split.users, split.test_items].any()
 
 
-@pytest.mark.skipif(not ML1M.exists(), reason="offline ML-1M copy not present")
-def test_movielens_1m_counts():
-    df = read_ratings(ML1M)
+def test_movielens_1m_counts(ml1m):
+    df = read_ratings(ml1m)
     interactions, users, items = index_interactions(df)
     split = leave_last_out(interactions, len(users), len(items))
     assert (len(df), len(users), len(items)) == (1_000_209, 6040, 3706)
