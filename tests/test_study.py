@@ -3,9 +3,9 @@ import pandas as pd
 import pytest
 
 from sampled_metrics import correction
-from sampled_metrics.data import DataError, md5sum, synthetic_ratings
-from sampled_metrics.pipeline import (derive_seed, load_ranks, load_split, make_split,
-                                      prepare_archive, rank_recommender, study_tables)
+from sampled_metrics.datasets import (DataError, generate_synthetic, load_split, make_split,
+                                      md5sum, prepare_archive)
+from sampled_metrics.pipeline import derive_seed, load_ranks, rank_recommender, study_tables
 from sampled_metrics.study import (correction_lookup, estimator_table, exact_metric,
                                    figure6_frame, table3_frame, table4_frame)
 
@@ -114,7 +114,7 @@ def test_study_tables_write_files(ranks_dir, tmp_path):
 
 
 def test_prepare_archive_rejects_bad_md5(tmp_path):
-    src = synthetic_ratings(tmp_path / "src.zip", n_users=5, n_items=60, seed=0)
+    src = generate_synthetic(tmp_path / "src.zip", n_users=5, n_items=60, seed=0)
     with pytest.raises(DataError, match="MD5"):
         prepare_archive("x", {"format": "ml-1m", "path": str(src), "md5": "0" * 32},
                         tmp_path / "out" / "x.zip")

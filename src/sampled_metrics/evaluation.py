@@ -39,7 +39,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from .data import Split
+from .datasets import Split
 from .metrics import parse_metric
 
 __all__ = ["TIES", "DEFAULT_TIE", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from sampled_metrics.data import index_interactions, leave_last_out, read_ratings
+from sampled_metrics.datasets import index_interactions, leave_last_out, read_movielens
 from sampled_metrics.evaluation import mean_metrics, rank_all
 from sampled_metrics.recommenders import IALS, ItemKNN
 
@@ -41,7 +41,7 @@ TIES = ("pessimistic", "optimistic", "average", "random")
 
 
 def load_split(archive: str):
-    interactions, user_ids, item_ids = index_interactions(read_ratings(archive))
+    interactions, user_ids, item_ids = index_interactions(read_movielens(archive, "ml-1m"))
     return leave_last_out(interactions, len(user_ids), len(item_ids))
 
 

@@ -25,11 +25,11 @@ def main() -> None:
     from implicit.cpu.als import AlternatingLeastSquares
     from implicit.evaluation import ranking_metrics_at_k
 
-    from sampled_metrics.data import index_interactions, leave_last_out, read_ratings
+    from sampled_metrics.datasets import index_interactions, leave_last_out, read_movielens
     from sampled_metrics.evaluation import draw_negatives, evaluate, mean_metrics
     from sampled_metrics.recommenders import IALS
 
-    df, _, _ = index_interactions(read_ratings(args.archive))
+    df, _, _ = index_interactions(read_movielens(args.archive, "ml-1m"))
     split = leave_last_out(df, int(df.user.max()) + 1, int(df.item.max()) + 1)
     model = IALS(iterations=20, seed=0, num_threads=2).fit(split.train)
     test = sp.csr_matrix((np.ones(split.users.size), (split.users, split.test_items)),
