@@ -516,6 +516,9 @@ def test_dataset_configs(path):
     if name in MOVIELENS:
         assert spec["format"] == name
         assert (spec["url"], spec["md5"]) == (MOVIELENS[name]["url"], MOVIELENS[name]["md5"])
+    elif spec["format"] == "synthetic":             # ML-20M's shape, generated
+        assert (spec["n_users"], spec["n_items"], spec["n_events"]) == (138_493, 26_744,
+                                                                        20_000_263)
     else:
         assert spec["format"] == "ncf" and spec["prefix"] and spec["path"]
         # NCF ships 99 negatives per user: the study ranks among them, one repeat
@@ -524,7 +527,7 @@ def test_dataset_configs(path):
 
 def test_all_dataset_configs_exist():
     names = {p.stem for p in CONFIGS.glob("*.yaml")}
-    assert names == set(MOVIELENS) | {"ncf-ml-1m", "pinterest-20"}
+    assert names == set(MOVIELENS) | {"ncf-ml-1m", "pinterest-20", "ml-20m-synthetic"}
 
 
 # ----------------------------------------------------------------------------- schema
