@@ -136,4 +136,4 @@ def read_movielens(archive_path, fmt: str, member: str | None = None) -> pd.Data
     user, item, rating, ts = parse_table(raw, layout.sep, COLUMNS, kinds, name, first_line,
                                          whole_line=True)
     return pd.DataFrame({"user": user, "item": item, "rating": rating.astype(rating_dtype),
-                         "timestamp": ts})
+                         "timestamp": ts}, copy=False)

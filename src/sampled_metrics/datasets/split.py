@@ -135,7 +135,7 @@ def index_interactions(df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.n
         keep[drop] = False
         u, i, ts = u[keep], i[keep], ts[keep]
     out = pd.DataFrame({"user": u.astype(np.int64, copy=False),
-                        "item": i.astype(np.int64, copy=False), "timestamp": ts})
+                        "item": i.astype(np.int64, copy=False), "timestamp": ts}, copy=False)
     return out, user_ids, item_ids
 
 

@@ -357,4 +357,4 @@ def read_synthetic(archive_path, spec: dict | None = None) -> pd.DataFrame:
         "user": np.repeat(arrays["user_ids"].astype(np.int64), counts),
         "item": arrays["item_ids"].astype(np.int64)[items],
         "rating": arrays["ratings"].astype(np.int64),
-        "timestamp": arrays["timestamps"].astype(np.int64)})
+        "timestamp": arrays["timestamps"].astype(np.int64)}, copy=False)
