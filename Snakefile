@@ -5,6 +5,8 @@
 #   snakemake figures/figure3.pdf              # one artefact
 from snakemake.utils import min_version, validate
 
+from sampled_metrics.datasets import check_datasets
+
 min_version("8.0")
 
 
@@ -15,6 +17,7 @@ report: "workflow/report/workflow.rst"
 
 
 validate(config, "workflow/schemas/config.schema.yaml")
+check_datasets(config.get("datasets", {}))  # each entry against its format (the registry)
 
 
 include: "workflow/rules/common.smk"

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sampled_metrics.data import Split
+from sampled_metrics.datasets import Split
 from sampled_metrics.evaluation import (evaluate, exact_ranks, mean_metrics, rank_all,
                                         sampled_ranks, tie_keys)
 from sampled_metrics.protocols import BLOCK_USERS, draw_negatives
@@ -194,12 +194,12 @@ def test_mean_metrics_uses_per_user_n():
 
 
 def test_synthetic_end_to_end_all_paper_recommenders(tmp_path):
-    from sampled_metrics.data import (index_interactions, leave_last_out, read_ratings,
-                                      synthetic_ratings)
+    from sampled_metrics.datasets import (generate_synthetic, index_interactions,
+                                          leave_last_out, read_synthetic)
     from sampled_metrics.recommenders import paper_recommender
 
-    interactions, users, items = index_interactions(read_ratings(
-        synthetic_ratings(tmp_path / "syn.zip")))
+    interactions, users, items = index_interactions(read_synthetic(
+        generate_synthetic(tmp_path / "syn.zip", n_users=300, n_items=400)))
     split = leave_last_out(interactions, len(users), len(items))
     for name in "XYZ":
         model = paper_recommender(name, **({"iterations": 5} if name == "X" else {}))

@@ -6,8 +6,8 @@ import pytest
 
 from sampled_metrics import correction
 from sampled_metrics.corrections import correction_lookup
-from sampled_metrics.data import DataError, md5sum, synthetic_ratings
-from sampled_metrics.pipeline import load_split, make_split, prepare_archive
+from sampled_metrics.datasets import (DataError, generate_synthetic, load_split, make_split,
+                                      md5sum, prepare_archive)
 from sampled_metrics.protocols import draw_negatives
 from sampled_metrics.rankfile import read_rank_file
 from sampled_metrics.steps.kdd_study import (correct_repeats, corrected_means, exact_metric,
@@ -165,7 +165,7 @@ def test_study_tables_write_files(ranks_dir, tmp_path):
 
 
 def test_prepare_archive_rejects_bad_md5(tmp_path):
-    src = synthetic_ratings(tmp_path / "src.zip", n_users=5, n_items=60, seed=0)
+    src = generate_synthetic(tmp_path / "src.zip", n_users=5, n_items=60, seed=0)
     with pytest.raises(DataError, match="MD5"):
         prepare_archive("x", {"format": "ml-1m", "path": str(src), "md5": "0" * 32},
                         tmp_path / "out" / "x.zip")

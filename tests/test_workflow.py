@@ -171,3 +171,10 @@ def test_invalid_config_is_rejected(tmp_path):
     proc = snakemake(wd, "-n")
     assert proc.returncode != 0
     assert "repeets" in proc.stderr + proc.stdout
+    # a misspelt key inside a dataset entry fails too (schema from the format registry)
+    typo = cfg.replace("repeats: -1", "repeats: 10").replace("    n_users: 300", "    n_user: 300")
+    (wd / "config/test.yaml").write_text(typo)
+    proc = snakemake(wd, "-n")
+    assert proc.returncode != 0
+    assert "config datasets.synthetic" in proc.stderr + proc.stdout
+    assert "n_user" in proc.stderr + proc.stdout

@@ -46,7 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from .data import Split
+from .datasets import Split
 from .metrics import parse_metric
 from .protocols import BLOCK_USERS, CandidateTable, check_sample_size
 from .seeds import generator

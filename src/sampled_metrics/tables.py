@@ -1,11 +1,14 @@
 """Tidy CSV tables and their Markdown / LaTeX renderings (rendered from the CSV content)."""
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from .atomic import atomic_output
 
-__all__ = ["atomic_write_text", "write_csv", "render_markdown", "render_latex", "write_table"]
+__all__ = ["atomic_write_text", "write_csv", "write_json", "render_markdown", "render_latex",
+           "write_table"]
 
 
 def atomic_write_text(path, text: str) -> None:
@@ -17,6 +20,11 @@ def atomic_write_text(path, text: str) -> None:
 def write_csv(df: pd.DataFrame, path, float_format: str = "%.10g") -> None:
     """Tidy CSV with a fixed float format (byte-identical for identical values)."""
     atomic_write_text(path, df.to_csv(index=False, float_format=float_format, lineterminator="\n"))
+
+
+def write_json(obj, path) -> None:
+    """``obj`` as indented JSON with sorted keys (byte-identical for equal content)."""
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
 
 
 def _cells(df: pd.DataFrame, float_format: str) -> list[list[str]]:

@@ -1,5 +1,6 @@
+from sampled_metrics.datasets import make_split
 from sampled_metrics.logs import script_logging
-from sampled_metrics.pipeline import make_split, write_json
+from sampled_metrics.tables import write_json
 
 with script_logging(snakemake):
     info = make_split(snakemake.input[0], snakemake.params.spec, snakemake.output.split)

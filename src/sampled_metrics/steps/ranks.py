@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from ..datasets import load_split
 from ..evaluation import evaluate
 from ..rankfile import RankFile
 from ..recommenders import make_recommender
@@ -51,7 +52,6 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
     dict
         What was done (fit and ranking seconds, users, sample sizes), also logged.
     """
-    from ..pipeline import load_split
     split = load_split(split_path)
     spec = dict(model_spec)
     kind = spec.pop("model", None)

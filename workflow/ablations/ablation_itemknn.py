@@ -10,9 +10,10 @@ Loads ML-1M, makes the leave-last-out split and reports exact Recall@10, NDCG@10
 * X (iALS, d=16, λ=10, α=0.2) after several numbers of sweeps, with the paper's loss per
   sweep, fit time and ranking time.
 
-Usage::
+Usage (``--archive`` defaults to ``../shared/data/ml-1m/ml-1m.zip`` beside the project root;
+a relative path is taken from the current directory)::
 
-    python workflow/scripts/ablation_itemknn.py --archive /work/shared/data/ml-1m/ml-1m.zip \
+    python workflow/ablations/ablation_itemknn.py --archive path/to/ml-1m.zip \
         --out results/ablation
 """
 from __future__ import annotations
@@ -25,19 +26,22 @@ from pathlib import Path
 
 import pandas as pd
 
-from sampled_metrics.data import index_interactions, leave_last_out, read_ratings
+from sampled_metrics.datasets import index_interactions, leave_last_out, read_movielens
 from sampled_metrics.evaluation import mean_metrics, rank_all
 from sampled_metrics.recommenders import IALS, ItemKNN
 
 METRICS = ("recall@10", "ndcg@10", "ap", "auc")
 PAPER = {"X": (7.60, 3.76, 3.75, 89.13), "Y": (8.84, 4.59, 4.32, 85.33),
          "Z": (9.42, 4.79, 4.44, 74.73)}
+#: the project root (this file is workflow/ablations/ablation_itemknn.py)
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_ARCHIVE = ROOT.parent / "shared" / "data" / "ml-1m" / "ml-1m.zip"
 ITEMKNN = {"Y": dict(q=3, k=None, k_prime=None), "Z": dict(q=1, k=None, k_prime=10)}
 TIES = ("pessimistic", "optimistic", "average", "random")
 
 
 def load_split(archive: str):
-    interactions, user_ids, item_ids = index_interactions(read_ratings(archive))
+    interactions, user_ids, item_ids = index_interactions(read_movielens(archive, "ml-1m"))
     return leave_last_out(interactions, len(user_ids), len(item_ids))
 
 
@@ -89,7 +93,8 @@ def ials_sweeps(split, iterations, seeds) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--archive", default="/work/shared/data/ml-1m/ml-1m.zip")
+    parser.add_argument("--archive", default=DEFAULT_ARCHIVE, type=Path,
+                        help="the MovieLens-1M zip (default: %(default)s)")
     parser.add_argument("--out", default="results/ablation", type=Path,
                         help="directory for itemknn.csv, ials.csv, ials_loss.csv")
     parser.add_argument("--ials-iterations", default="5,10,15,20,30")

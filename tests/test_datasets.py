@@ -1,6 +1,9 @@
-"""Dataset format readers: each layout parses its fixture, and errors name file and line."""
+"""The datasets package: checked download, format readers (each layout parses its fixture,
+and errors name file and line), binarisation, the leave-last-out split and its file, the
+registry and the config schema generated from it."""
 import hashlib
 import importlib.util
+import io
 import re
 import shutil
 import zipfile
@@ -11,20 +14,149 @@ import pandas as pd
 import pytest
 import yaml
 
-from sampled_metrics import formats
-from sampled_metrics.data import DataError, index_interactions, leave_last_out
-from sampled_metrics.formats import FORMATS, MOVIELENS, get_format, pack_ncf, read_ncf
+from sampled_metrics import datasets
+from sampled_metrics.datasets import (FORMATS, MOVIELENS, DataError, fetch_archive,
+                                      generate_synthetic, get_format, index_interactions,
+                                      leave_last_out, load_split, make_split, md5sum, pack_ncf,
+                                      prepare_archive, read_movielens, read_ncf, save_split)
+from sampled_metrics.datasets import download, parsing
 
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
-CONFIGS = Path(__file__).parents[1] / "config" / "datasets"
+CONFIGS = ROOT / "config" / "datasets"
 HAS_PYARROW = importlib.util.find_spec("pyarrow") is not None
 
 
-def zip_text(path, member, text):
+def read_ratings(path):
+    """The ml-1m reader (``UserID::MovieID::Rating::Timestamp`` in ``ml-1m/ratings.dat``)."""
+    return read_movielens(path, "ml-1m")
+
+
+def write_zip(path, text, member="ml-1m/ratings.dat"):
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr(member, text)
     return path
 
+
+def zip_text(path, member, text):
+    return write_zip(path, text, member)
+
+
+# ----------------------------------------------------------------------------- fetch
+
+def test_fetch_local_copy_checks_md5(tmp_path):
+    src = write_zip(tmp_path / "src.zip", "1::2::3::4\n")
+    good = hashlib.md5(src.read_bytes()).hexdigest()
+    dest = fetch_archive("http://unused", good, tmp_path / "out" / "a.zip", local_path=src)
+    assert dest.read_bytes() == src.read_bytes()
+    with pytest.raises(DataError, match=f"expected {'0' * 32}, got {good}"):
+        fetch_archive("http://unused", "0" * 32, tmp_path / "out" / "b.zip", local_path=src)
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.zip"]
+
+
+def test_fetch_url_streams_and_verifies(tmp_path):
+    src = write_zip(tmp_path / "src.zip", "1::2::3::4\n")
+    good = md5sum(src)
+    dest = fetch_archive(src.as_uri(), good, tmp_path / "dl" / "a.zip")
+    assert md5sum(dest) == good
+    with pytest.raises(DataError, match="MD5 mismatch"):
+        fetch_archive(src.as_uri(), "f" * 32, tmp_path / "dl" / "b.zip")
+    assert [p.name for p in (tmp_path / "dl").iterdir()] == ["a.zip"]
+
+
+def test_fetch_truncated_download_leaves_nothing(tmp_path, monkeypatch):
+    class Response(io.BytesIO):
+        headers = {"Content-Length": "100"}
+
+    monkeypatch.setattr(download.urllib.request, "urlopen", lambda *a, **k: Response(b"x" * 60))
+    with pytest.raises(DataError, match="truncated, got 60 of 100 bytes"):
+        fetch_archive("http://example.org/a.zip", "0" * 32, tmp_path / "a.zip")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_fetch_rejects_bad_md5_string(tmp_path):
+    with pytest.raises(ValueError, match="32 hex digits"):
+        fetch_archive("http://x", "abc", tmp_path / "a.zip")
+
+
+# ----------------------------------------------------------------------------- read
+
+def test_read_ratings_parses_integral_decimals(tmp_path):
+    path = write_zip(tmp_path / "r.zip", "1::3186.0::4::978824299\n2::7::5::9\n")
+    df = read_ratings(path)
+    assert list(df.columns) == ["user", "item", "rating", "timestamp"]
+    assert (df.dtypes == np.int64).all()
+    assert df.to_numpy().tolist() == [[1, 3186, 4, 978824299], [2, 7, 5, 9]]
+
+
+def test_read_ratings_slow_path_agrees(tmp_path):
+    path = write_zip(tmp_path / "r.zip", "1::3186.0::4::978824299\r\n 2 ::+7::5::9\r\n")
+    assert read_ratings(path).to_numpy().tolist() == [[1, 3186, 4, 978824299], [2, 7, 5, 9]]
+    assert read_ratings(write_zip(tmp_path / "e.zip", "")).shape == (0, 4)
+
+
+@pytest.mark.parametrize("bad", ["1::2::3", "1::x::3::4", "1::2::3::4::5", "1::2.5::3::4", "",
+                                 "1:2::3::4", "1::1e3::3::4"])
+def test_read_ratings_names_first_bad_line(tmp_path, bad):
+    path = write_zip(tmp_path / "r.zip", f"1::2::3::4\n1::3::3::5\n{bad}\n1::4::1::6\n")
+    with pytest.raises(DataError, match=r"r\.zip:ml-1m/ratings\.dat: line 3: expected 4 "):
+        read_ratings(path)
+
+
+def test_read_ratings_archive_errors(tmp_path):
+    with pytest.raises(DataError, match="no member"):
+        read_ratings(write_zip(tmp_path / "r.zip", "1::2::3::4\n", member="x.dat"))
+    (tmp_path / "bad.zip").write_bytes(b"not a zip")
+    with pytest.raises(DataError, match="not a readable zip"):
+        read_ratings(tmp_path / "bad.zip")
+    with pytest.raises(DataError, match="not found"):
+        read_ratings(tmp_path / "missing.zip")
+
+
+# ----------------------------------------------------------------------------- index/split
+
+def rows_frame(rows):
+    return pd.DataFrame(rows, columns=["user", "item", "rating", "timestamp"])
+
+
+def test_index_interactions_dedups_and_maps_sorted_ids():
+    df = rows_frame([[10, 500, 5, 3], [10, 200, 4, 1], [7, 500, 3, 2], [10, 500, 1, 9],
+                [10, 500, 2, 9]])
+    out, users, items = index_interactions(df)
+    assert users.tolist() == [7, 10] and items.tolist() == [200, 500]
+    # duplicate (10, 500): latest timestamp 9, and of the two at t=9 the last in the file
+    assert out.to_numpy().tolist() == [[1, 0, 1], [0, 1, 2], [1, 1, 9]]
+
+
+def test_leave_last_out_tie_rule_and_dropped_users():
+    df = pd.DataFrame({"user": [0, 0, 0, 1, 2, 2], "item": [0, 1, 2, 0, 3, 1],
+                       "timestamp": [5, 7, 7, 1, 4, 3]})
+    split = leave_last_out(df, n_users=4, n_items=4)
+    # user 0: items 1 and 2 both at t=7, item 2 is last in the file -> held out
+    assert split.users.tolist() == [0, 2] and split.test_items.tolist() == [2, 3]
+    assert split.n_dropped == 2  # user 1 (one interaction), user 3 (none)
+    assert split.train.toarray().tolist() == [[1, 1, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0],
+                                              [0, 0, 0, 0]]
+    assert split.n_candidates().tolist() == [2, 3]
+
+
+def test_leave_last_out_rejects_bad_input():
+    df = pd.DataFrame({"user": [0, 0], "item": [1, 1], "timestamp": [1, 2]})
+    with pytest.raises(ValueError, match="duplicate"):
+        leave_last_out(df, 1, 2)
+    with pytest.raises(ValueError, match="item indices must lie in 0..0"):
+        leave_last_out(df, 1, 1)
+
+
+def test_movielens_1m_counts(ml1m):
+    df = read_ratings(ml1m)
+    interactions, users, items = index_interactions(df)
+    split = leave_last_out(interactions, len(users), len(items))
+    assert (len(df), len(users), len(items)) == (1_000_209, 6040, 3706)
+    assert split.train.nnz == 994_169 and split.users.size == 6040
+
+
+# ----------------------------------------------------------------------------- formats
 
 def fixture(name):
     return (FIXTURES / name).read_text()
@@ -74,7 +206,7 @@ def test_registry():
     with pytest.raises(ValueError, match="unknown dataset format 'ml-2m'.*ml-100k"):
         get_format("ml-2m")
     with pytest.raises(ValueError, match="exactly one of"):
-        formats.Format("x", "layout", read=None, read_split=None)
+        datasets.Format("x", "layout", read=None, read_split=None)
 
 
 # ----------------------------------------------------------------------------- MovieLens
@@ -124,7 +256,7 @@ def test_csv_header_and_empty_file(tmp_path):
 
 
 def test_bad_line_found_in_a_later_chunk(tmp_path, monkeypatch):
-    monkeypatch.setattr(formats, "_CHUNK_LINES", 2)
+    monkeypatch.setattr(parsing, "_CHUNK_LINES", 2)
     lines = [f"{u}\t{u + 1}\t3\t{1000 + u}" for u in range(9)]
     lines[6] = "6\t7\t3\t1006\t99"                       # line 7: a fifth field
     archive = zip_text(tmp_path / "a.zip", "ml-100k/u.data", "\n".join(lines) + "\n")
@@ -384,6 +516,9 @@ def test_dataset_configs(path):
     if name in MOVIELENS:
         assert spec["format"] == name
         assert (spec["url"], spec["md5"]) == (MOVIELENS[name]["url"], MOVIELENS[name]["md5"])
+    elif spec["format"] == "synthetic":             # ML-20M's shape, generated
+        assert (spec["n_users"], spec["n_items"], spec["n_events"]) == (138_493, 26_744,
+                                                                        20_000_263)
     else:
         assert spec["format"] == "ncf" and spec["prefix"] and spec["path"]
         # NCF ships 99 negatives per user: the study ranks among them, one repeat
@@ -392,4 +527,139 @@ def test_dataset_configs(path):
 
 def test_all_dataset_configs_exist():
     names = {p.stem for p in CONFIGS.glob("*.yaml")}
-    assert names == set(MOVIELENS) | {"ncf-ml-1m", "pinterest-20"}
+    assert names == set(MOVIELENS) | {"ncf-ml-1m", "pinterest-20", "ml-20m-synthetic"}
+
+
+# ----------------------------------------------------------------------------- schema
+
+def config_entries():
+    """Every ``datasets:`` entry of config/*.yaml and config/datasets/*.yaml."""
+    for path in sorted((ROOT / "config").glob("*.yaml")) + sorted(CONFIGS.glob("*.yaml")):
+        for name, spec in (yaml.safe_load(path.read_text()).get("datasets") or {}).items():
+            yield pytest.param(name, spec, id=f"{path.parent.name}/{path.stem}:{name}")
+
+
+@pytest.fixture(scope="module")
+def validator():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = datasets.dataset_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+@pytest.mark.parametrize("name, spec", list(config_entries()))
+def test_config_entries_satisfy_the_schema(validator, name, spec):
+    validator.validate(spec)
+    get_format(spec["format"]).check_spec(spec, name)       # the library agrees
+
+
+SYN = {"format": "synthetic", "n_users": 300, "n_items": 400, "seed": 1}
+ML1M_SPEC = {"format": "ml-1m", "url": "https://example.org/ml-1m.zip", "md5": "0" * 32}
+
+# spec -> what the library's one-line message says
+BAD_SPECS = [
+    (dict(SYN, n_user=300), r"dataset 'x': unknown key 'n_user' \(did you mean 'n_users'\?\)"),
+    ({"format": "synthetic", "n_items": 400}, r"'n_users' is required \(number of users\)"),
+    (dict(SYN, n_users=0), r"n_users must be an integer >= 1, got 0"),
+    (dict(SYN, n_users=2.5), r"n_users must be an integer >= 1, got 2.5"),
+    (dict(SYN, zipf_exponent="steep"), r"zipf_exponent must be a number >= 0"),
+    (dict(SYN, url="https://example.org"), r"unknown key 'url'"),
+    ({"format": "ml-1m", "url": "https://example.org/ml-1m.zip"}, r"'md5' is required"),
+    ({"format": "ml-1m", "md5": "0" * 32}, r"give 'url' or 'path'"),
+    (dict(ML1M_SPEC, md5="xyz"), r"md5 must be a string matching"),
+    (dict(ML1M_SPEC, prefix="ml-1m"), r"unknown key 'prefix'"),
+    ({"format": "ncf", "path": "Data"}, r"'prefix' is required"),
+    ({"format": "interactions", "path": "log.csv", "md5": "0" * 32, "user_col": "u",
+      "item_col": "i"}, r"'time_col' is required"),
+    ({"format": "ml-2m"}, r"unknown dataset format 'ml-2m'"),
+    ({"url": "https://example.org"}, r"unknown dataset format None"),
+]
+
+
+@pytest.mark.parametrize("spec, message", BAD_SPECS)
+def test_schema_and_library_reject_bad_specs(validator, tmp_path, spec, message):
+    assert not validator.is_valid(spec)
+    with pytest.raises(ValueError, match=message):
+        prepare_archive("x", spec, tmp_path / "x.zip")
+    assert not (tmp_path / "x.zip").exists()
+
+
+def test_schema_names_the_misspelt_key(validator):
+    errors = list(validator.iter_errors(dict(SYN, n_user=300)))
+    assert errors and all("'n_user' was unexpected" in e.message for e in errors)
+    schema = datasets.dataset_schema()
+    assert schema["properties"]["format"]["enum"] == list(FORMATS)
+    assert len(schema["allOf"]) == len(FORMATS)
+
+
+def test_spec_fragments_use_only_checked_keywords():
+    from sampled_metrics.datasets.errors import SCHEMA_KEYWORDS
+    for fmt in FORMATS.values():
+        for key, fragment in fmt.properties.items():
+            assert key == "format" or set(fragment) <= SCHEMA_KEYWORDS, (fmt.name, key)
+
+
+# ----------------------------------------------------------------------------- generic steps
+
+def test_prepare_archive_copies_packs_and_generates(tmp_path):
+    src = write_zip(tmp_path / "src.zip", "1::2::3::4\n1::3::3::5\n")
+    spec = {"format": "ml-1m", "path": str(src), "md5": md5sum(src)}
+    assert md5sum(prepare_archive("a", spec, tmp_path / "a.zip")) == md5sum(src)
+    packed = prepare_archive("n", {"format": "ncf", "path": str(NCF_DIR), "prefix": "tiny"},
+                             tmp_path / "n.zip")
+    again = prepare_archive("n", {"format": "ncf", "path": str(NCF_DIR), "prefix": "tiny",
+                                  "md5": md5sum(packed).upper()}, tmp_path / "n2.zip")
+    assert md5sum(again) == md5sum(packed)
+    with pytest.raises(DataError, match="dataset 'n': packed files have MD5"):
+        prepare_archive("n", {"format": "ncf", "path": str(NCF_DIR), "prefix": "tiny",
+                              "md5": "0" * 32}, tmp_path / "n3.zip")
+    assert not (tmp_path / "n3.zip").exists()
+    generated = prepare_archive("s", SYN, tmp_path / "s.zip")
+    assert md5sum(generated) == md5sum(generate_synthetic(tmp_path / "t.zip", n_users=300,
+                                                          n_items=400, seed=1))
+
+
+def test_make_split_file_and_counts(tmp_path):
+    src = write_zip(tmp_path / "r.zip", "7::30::5::10\n7::20::4::10\n9::20::3::5\n7::40::1::2\n")
+    info = make_split(src, "ml-1m", tmp_path / "split.npz")
+    assert info == {"ratings": 4, "interactions": 4, "format": "ml-1m", "users": 2,
+                    "items": 3, "train_interactions": 3, "evaluated_users": 1,
+                    "dropped_users": 1}
+    with np.load(tmp_path / "split.npz") as z:
+        assert sorted(z.files) == ["indices", "indptr", "item_ids", "n_dropped", "shape",
+                                   "test_items", "user_ids", "users"]
+        assert z["user_ids"].tolist() == [7, 9] and z["item_ids"].tolist() == [20, 30, 40]
+    split = load_split(tmp_path / "split.npz")
+    # user 7: items 30 and 20 both at t=10, 20 is last in the file -> held out
+    assert split.users.tolist() == [0] and split.test_items.tolist() == [0]
+    assert split.negatives is None and split.train.toarray().tolist() == [[0, 1, 1],
+                                                                          [1, 0, 0]]
+    with pytest.raises(ValueError, match="unknown key 'n_users'"):
+        make_split(src, {"format": "ml-1m", "n_users": 3}, tmp_path / "bad.npz")
+    with pytest.raises(DataError, match=r"e\.zip: no ratings to split"):
+        make_split(write_zip(tmp_path / "e.zip", ""), "ml-1m", tmp_path / "e.npz")
+    assert not (tmp_path / "bad.npz").exists() and not (tmp_path / "e.npz").exists()
+
+
+def test_split_file_keeps_fixed_negatives(tmp_path):
+    info = make_split(pack_ncf(NCF_DIR, "tiny", tmp_path / "n.zip"),
+                      {"format": "ncf", "prefix": "tiny"}, tmp_path / "n.npz")
+    assert info["negatives_per_user"] == 3 and info["format"] == "ncf"
+    split = load_split(tmp_path / "n.npz")
+    check_tiny(split, split.negatives)
+    save_split(split, tmp_path / "copy.npz")
+    again = load_split(tmp_path / "copy.npz")
+    assert (again.train != split.train).nnz == 0 and again.negatives.tolist() == \
+        split.negatives.tolist()
+    with np.load(tmp_path / "copy.npz") as z:
+        assert z["user_ids"].tolist() == list(range(4))
+
+
+def test_read_interactions_by_spec(tmp_path):
+    src = write_zip(tmp_path / "r.zip", "1::2::3::4\n")
+    assert datasets.read_interactions(src, "ml-1m").to_numpy().tolist() == [[1, 2, 3, 4]]
+    frame = datasets.read_interactions(generate_synthetic(tmp_path / "s.zip", n_users=3,
+                                                          n_items=80), {"format": "synthetic"})
+    assert list(frame.columns) == ["user", "item", "rating", "timestamp"] and len(frame) == 60
+    with pytest.raises(ValueError, match="holds a ready split"):
+        datasets.read_interactions(NCF_DIR, {"format": "ncf", "prefix": "tiny"})

@@ -1,0 +1,170 @@
+"""Numeric text tables: the one parser behind every reader of delimited rating files.
+
+A table is headerless lines of ``k`` fields separated by ``sep``; each field is an integer
+(``'i'``: int64; integral decimals such as ``3186.0`` are accepted, as the offline ML-1M copy
+writes movie ids that way) or a finite number (``'f'``: float64). Parsing is vectorised
+(pandas' C parser); only when that fails is the body re-parsed chunk by chunk, and only a
+failing chunk line by line, to name the first malformed line (1-based, as in the file).
+"""
+from __future__ import annotations
+
+import codecs
+import io
+import re
+
+import numpy as np
+import pandas as pd
+
+from .errors import DataError
+
+__all__ = ["parse_table", "strip_bom", "split_header", "show"]
+
+#: lines per chunk when locating the first bad line after the fast parse failed
+_CHUNK_LINES = 1_000_000
+_INT = re.compile(rb"^\s*[+-]?\d+(?:\.0*)?\s*$")          # '3186' and '3186.0'
+_FLOAT = re.compile(rb"^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$")
+_EXACT = 2 ** 53                                           # float64 holds integers below
+
+
+def strip_bom(raw: bytes) -> bytes:
+    """``raw`` without a leading UTF-8 byte order mark."""
+    return raw[len(codecs.BOM_UTF8):] if raw.startswith(codecs.BOM_UTF8) else raw
+
+
+def split_header(raw: bytes) -> tuple[bytes, bytes]:
+    """(first line without its line end, the rest)."""
+    head, _, body = raw.partition(b"\n")
+    return head.rstrip(b"\r"), body
+
+
+def show(line: bytes) -> str:
+    """A line (its first 80 bytes) as it appears in error messages."""
+    return repr(line[:80].decode("utf-8", "replace"))
+
+
+def parse_table(body: bytes, sep: str, fields: tuple[str, ...], kinds: str, name: str,
+                first_line: int = 1, expected: str | None = None,
+                whole_line: bool = False) -> list[np.ndarray]:
+    """Columns of a headerless numeric table, one per field.
+
+    Parameters
+    ----------
+    body : bytes
+        The lines (``\\n`` or ``\\r\\n`` ends; the last may lack one).
+    sep : str
+        Field separator, one or more characters (``'::'`` is fine).
+    fields : tuple of str
+        Field names, for messages.
+    kinds : str
+        One letter per field: ``'i'`` integer (int64) or ``'f'`` number (float64, finite).
+    name : str
+        The file as messages name it, e.g. ``archive.zip:ml-1m/ratings.dat``.
+    first_line : int
+        File line number of ``body``'s first line (2 after a header).
+    expected : str, optional
+        What a line should look like; default ``"<k> fields (<fields>) separated by <sep>"``.
+    whole_line : bool
+        How a bad value is reported: ``False``, by its field first (``line 3: item is not
+        an integer: 'x' in '...'``); ``True``, as a malformed line (``line 3: expected 4
+        fields ..., got '...' (item is not an integer: 'x')``). A line with the wrong number
+        of fields is always ``line N: expected ..., got '...'``.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One column per field.
+
+    Raises
+    ------
+    DataError
+        No data lines, or the first malformed line, named ``<name>: line <N>: ...``.
+
+    Examples
+    --------
+    >>> user, score = parse_table(b"1::0.5\\n2::3186.0\\n", "::", ("user", "score"), "if", "t")
+    >>> user.tolist(), score.tolist()
+    ([1, 2], [0.5, 3186.0])
+    >>> parse_table(b"1::x\\n", "::", ("user", "item"), "ii", "t")
+    Traceback (most recent call last):
+    ...
+    sampled_metrics.datasets.errors.DataError: t: line 1: item is not an integer: 'x' in '1::x'
+    """
+    if not body.strip():
+        raise DataError(f"{name}: no data lines")
+    expected = expected or f"{len(kinds)} fields ({' '.join(fields)}) separated by {sep!r}"
+    cols = _fast_table(body, sep, kinds)
+    if cols is not None:
+        return cols
+    # Locate the problem: fast-parse chunk by chunk, check only a failing chunk per line.
+    ends = np.flatnonzero(np.frombuffer(body, dtype=np.uint8) == 10) + 1
+    if ends.size == 0 or ends[-1] != len(body):
+        ends = np.append(ends, len(body))
+    parts, start = [], 0
+    for lo in range(0, ends.size, _CHUNK_LINES):
+        stop = int(ends[min(lo + _CHUNK_LINES, ends.size) - 1])
+        chunk = body[start:stop]
+        got = _fast_table(chunk, sep, kinds)
+        if got is None:
+            got = _strict_table(chunk, sep, fields, kinds, name, first_line + lo, expected,
+                                whole_line)
+        parts.append(got)
+        start = stop
+    return [np.concatenate([p[j] for p in parts]) for j in range(len(kinds))]
+
+
+def _fast_table(body: bytes, sep: str, kinds: str) -> list[np.ndarray] | None:
+    """Columns via pandas' C parser, or None if anything is unusual (caller checks)."""
+    bsep, k = sep.encode(), len(kinds)
+    if body.translate(None, b"0123456789.-\r\n" + bsep):
+        return None  # letters, spaces, quotes, signs...: let the strict check decide
+    if len(bsep) != 1:
+        if b"\x1f" in body:
+            return None
+        body, bsep = body.replace(bsep, b"\x1f"), b"\x1f"
+    n_lines = body.count(b"\n") + (not body.endswith(b"\n"))
+    # A short line leaves NaN (caught below), so equal totals mean no line is too long.
+    if body.count(bsep) != (k - 1) * n_lines:
+        return None
+    dtypes = {j: (np.int64 if c == "i" else np.float64) for j, c in enumerate(kinds)}
+    try:
+        frame = pd.read_csv(io.BytesIO(body), sep=bsep.decode(), header=None,
+                            names=list(range(k)), index_col=False, dtype=dtypes,
+                            engine="c", skip_blank_lines=False)
+    except (ValueError, OverflowError, pd.errors.ParserError):
+        return None
+    if len(frame) != n_lines:
+        return None
+    cols = [frame[j].to_numpy() for j in range(k)]
+    if any(c == "f" and not np.isfinite(col).all() for c, col in zip(kinds, cols)):
+        return None
+    if b"." in body and any(c == "i" and col.size and np.abs(col).max() >= _EXACT
+                            for c, col in zip(kinds, cols)):
+        return None  # '1e17.0'-sized integral decimals went through float64: check exactly
+    return cols
+
+
+def _strict_table(chunk: bytes, sep: str, fields, kinds: str, name: str, first_line: int,
+                  expected: str, whole_line: bool) -> list[np.ndarray]:
+    """Line-by-line parse of a chunk; DataError at the first malformed line."""
+    bsep, k = sep.encode(), len(kinds)
+    lines = chunk.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    cols: list[list] = [[] for _ in range(k)]
+    for offset, line in enumerate(lines):
+        number = first_line + offset
+        values = line.rstrip(b"\r").split(bsep)
+        if len(values) != k:
+            raise DataError(f"{name}: line {number}: expected {expected}, got {show(line)}")
+        for j, (value, kind) in enumerate(zip(values, kinds)):
+            integer = kind == "i"
+            if (_INT if integer else _FLOAT).match(value):
+                cols[j].append(int(value.strip().split(b".")[0]) if integer else float(value))
+                continue
+            what = f"{fields[j]} is not {'an integer' if integer else 'a number'}"
+            if whole_line:
+                raise DataError(f"{name}: line {number}: expected {expected}, got "
+                                f"{show(line)} ({what}: {show(value)})")
+            raise DataError(f"{name}: line {number}: {what}: {show(value)} in {show(line)}")
+    return [np.array(c, dtype=np.int64 if kind == "i" else np.float64)
+            for c, kind in zip(cols, kinds)]
