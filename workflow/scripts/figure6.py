@@ -7,4 +7,5 @@ with script_logging(snakemake):
     cfg = snakemake.params.cfg
     figure6(snakemake.wildcards.dataset, dict(snakemake.input), cfg["metric"], cfg["points"],
             cfg["corrections"], Path(snakemake.output.pdf).with_suffix(""),
-            snakemake.output.data, sampling=snakemake.params.sampling)
+            snakemake.output.data, sampling=snakemake.params.sampling,
+            max_m=cfg.get("max_m"))

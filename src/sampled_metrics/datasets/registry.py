@@ -331,23 +331,11 @@ def dataset_schema() -> dict:
 
 
 def check_datasets(entries: Mapping) -> None:
-    """Validate every entry of a config's ``datasets:`` mapping against
-    :func:`dataset_schema`; ValueError ``config datasets.<name>: <what is wrong>`` at the
-    first entry that fails (the workflow calls this when it starts, so ``snakemake -n``
-    reports it)."""
-    import jsonschema
-
-    def leaves(errors):
-        for err in errors:
-            yield err
-            yield from leaves(err.context or [])
-
-    validator = jsonschema.Draft202012Validator(dataset_schema())
-    for name, entry in entries.items():
-        errors = list(leaves(validator.iter_errors(entry)))
-        if errors:   # an unknown key (a typo) says most; then the first error found
-            err = next((e for e in errors if e.validator == "additionalProperties"),
-                       errors[0])
-            where = ".".join(str(p) for p in err.absolute_path)
-            raise ValueError(f"config datasets.{name}{'.' + where if where else ''}: "
-                             f"{err.message}")
+    """Check every entry of a config's ``datasets:`` mapping as :func:`prepare_archive` will
+    (its format exists; its keys, required keys and values are those of the format, see
+    :func:`dataset_schema`); ValueError ``dataset '<name>': <what is wrong>`` at the first
+    problem. The workflow calls this when it starts, so ``snakemake -n`` reports it."""
+    for name, spec in entries.items():
+        if not isinstance(spec, Mapping):
+            raise ValueError(f"dataset {name!r}: expected a mapping of keys, got {spec!r}")
+        get_format(spec.get("format")).check_spec(spec, name)

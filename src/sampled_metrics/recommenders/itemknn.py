@@ -22,7 +22,7 @@ leaves open are parameters:
 - ``denominator``: divide by Σ_j s''_ij as in eq. 30, or not. With the denominator the
   row norm cancels, so ``norm`` only matters when ``denominator=False``.
 
-Defaults are the reading that reproduces Table 3 exactly on ML-1M (workflow/scripts/ablation_itemknn.py):
+Defaults are the reading that reproduces Table 3 exactly on ML-1M (workflow/ablations/ablation_itemknn.py):
 ``diagonal='auto'``, ``neighbours='column'``, ``norm='l2'``, ``denominator=False``, i.e.
 ŷ(u,i) = Σ_{j ∈ H_u} s''_ij. Y (q=3) gives 8.84/4.59/4.32/85.33 (Recall@10/NDCG@10/AP/AUC %)
 and Z (q=1, k'=10) 9.42/4.79/4.42-4.44/74.4-75.0 (random ties), as in the paper; with eq. 30's

@@ -313,11 +313,13 @@ def figure5(dataset: str, rank_paths: dict, edges, out_stem, data_csv,
 
 
 def figure6(dataset: str, rank_paths: dict, metric: str, points: int, corrections,
-            out_stem, data_csv, *, sampling: str) -> pd.DataFrame:
-    """Figure 6: expected metric vs m (analytic, from the exact ranks, n = |I|)."""
+            out_stem, data_csv, *, sampling: str, max_m: int | None = None) -> pd.DataFrame:
+    """Figure 6: expected metric vs m (analytic, from the exact ranks, n = |I|), at
+    ``points`` log-spaced m from 1 to ``max_m`` (default n - 1; a correction at m costs
+    O((m+1)^2) memory and O((m+1)^3) time, so large catalogues want a cap)."""
     files = _read_all(rank_paths)
     n = max(f.n_items for f in files.values())
-    m_values = figures.log_grid(1, n - 1, points)
+    m_values = figures.log_grid(1, min(n - 1, max_m or n - 1), points)
     frame = figure6_frame(files, metric, m_values, corrections, n, sampling)
     write_csv(frame, data_csv)
     figures.figure6(frame, out_stem, title=f"Figure 6: expected {metric} vs sample size "
