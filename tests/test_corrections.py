@@ -191,6 +191,105 @@ def test_large_n_and_m_work_without_dense_matrix():
     assert np.all(np.isfinite(v)) and v[0] > v[-1]
 
 
+# --- many n at once: correction_lookup, mean_corrected ------------------------------------
+
+LOOKUP_METRICS = ["recall@10", "ndcg@10", "ap", "auc"]
+LOOKUP_CORRECTIONS = ["sampled", "rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01",
+                      "bv_0.001"]
+
+
+def _reference(n_values, m, law, metrics=LOOKUP_METRICS, corrections=LOOKUP_CORRECTIONS):
+    """correction_vectors per n, stacked like correction_lookup (single-threaded BLAS)."""
+    from threadpoolctl import threadpool_limits
+    from sampled_metrics.corrections import method_label
+    with threadpool_limits(1):
+        out = []
+        for n in n_values:
+            vecs = correction_vectors(metrics, int(n), m, corrections, law)
+            out.append([[vecs[(parse_metric(x).name, method_label(e))] for e in corrections]
+                        for x in metrics])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_lookup_exact_path_equals_correction_vectors(law):
+    from sampled_metrics.corrections import correction_lookup
+    n_values = [260, 31, 257, 260, 1000, 32]          # unsorted, repeated, n = m + 1 included
+    corrections = LOOKUP_CORRECTIONS + ["minimal_bias"]
+    got = correction_lookup(LOOKUP_METRICS, corrections, n_values, 30, law)
+    assert got.shape == (6, 4, 8, 31)
+    assert np.array_equal(got, _reference(n_values, 30, law, corrections=corrections))
+    assert np.array_equal(got, correction_lookup(LOOKUP_METRICS, corrections, n_values, 30,
+                                                 law, exact=True))
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_lookup_grid_path_is_within_tolerance(law, caplog):
+    import logging
+    from sampled_metrics.corrections import LOOKUP_TOL, correction_lookup
+    n_values = np.unique(np.r_[300, 700, np.random.default_rng(1).integers(300, 701, 60)])
+    with caplog.at_level(logging.INFO, logger="sampled_metrics.corrections"):
+        got = correction_lookup(LOOKUP_METRICS, LOOKUP_CORRECTIONS, n_values, 20, law)
+    assert "check error" in caplog.text and "exact per n" not in caplog.text   # grid used
+    error = np.abs(got - _reference(n_values, 20, law)).max()
+    assert error <= LOOKUP_TOL
+    assert np.all(np.diff(got[:, :, LOOKUP_CORRECTIONS.index("cls")], axis=-1) <= 1e-12)
+
+
+def test_lookup_independent_of_processes():
+    from sampled_metrics.corrections import correction_lookup
+    args = (["ap", "recall@10"], ["cls", "bv_0.01", "rank_estimate"],
+            np.arange(300, 400, 3), 20, "hypergeometric")          # grid path
+    assert np.array_equal(correction_lookup(*args, processes=1),
+                          correction_lookup(*args, processes=2))
+    small = (["ap"], ["cls"], [300, 301, 305], 20, "binomial")     # exact path
+    assert np.array_equal(correction_lookup(*small, processes=1),
+                          correction_lookup(*small, processes=3))
+
+
+def test_lookup_falls_back_to_exact_when_grid_does_not_converge(monkeypatch):
+    import sampled_metrics.corrections as C
+    monkeypatch.setattr(C, "GRID_CHECK_TOL", 0.0)      # no level can pass
+    n_values = np.arange(200, 260)
+    got = C.correction_lookup(["ap"], ["cls", "bv_0.1"], n_values, 10)
+    assert np.array_equal(got, _reference(n_values, 10, "binomial", ["ap"], ["cls", "bv_0.1"]))
+
+
+def test_lookup_rejects_bad_n():
+    from sampled_metrics.corrections import correction_lookup
+    with pytest.raises(ValueError, match="n > m"):
+        correction_lookup(["ap"], ["cls"], [50, 20], 20)
+    with pytest.raises(ValueError, match="integers"):
+        correction_lookup(["ap"], ["cls"], [50, 60.5], 20)
+    assert correction_lookup(["ap"], ["cls"], [], 20).shape == (0, 1, 1, 21)
+
+
+def test_mean_corrected_equals_gathered_mean():
+    from sampled_metrics.corrections import mean_corrected
+    rng = np.random.default_rng(3)
+    J, K, E, m, users, repeats = 7, 2, 3, 9, 500, 13
+    V = rng.random((J, K, E, m + 1))
+    idx = rng.integers(0, J, users)
+    sampled = rng.integers(1, m + 2, (repeats, users))
+    want = np.array([[V[idx[None, :], k, e, sampled - 1].mean(axis=1) for e in range(E)]
+                     for k in range(K)])
+    got = mean_corrected(V, idx, sampled)
+    assert got.shape == (K, E, repeats)
+    assert np.allclose(got, want, rtol=1e-13, atol=0)
+    import sampled_metrics.corrections as C
+    old, C.MEAN_BLOCK_CELLS = C.MEAN_BLOCK_CELLS, 150        # several blocks of repeats
+    try:
+        assert np.allclose(mean_corrected(V, idx, sampled), want, rtol=1e-13, atol=0)
+    finally:
+        C.MEAN_BLOCK_CELLS = old
+    with pytest.raises(ValueError, match="1..m\\+1"):
+        mean_corrected(V, idx, sampled + 1)
+    with pytest.raises(ValueError, match="n_index"):
+        mean_corrected(V, idx + 1, sampled)
+    with pytest.raises(ValueError, match="shape"):
+        mean_corrected(V, idx[:-1], sampled)
+
+
 # --- CLS numerics ---------------------------------------------------------------------------
 
 def test_cls_of_auc_is_sampled_auc():
