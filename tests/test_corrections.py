@@ -236,6 +236,17 @@ def test_lookup_grid_path_is_within_tolerance(law, caplog):
     assert np.all(np.diff(got[:, :, LOOKUP_CORRECTIONS.index("cls")], axis=-1) <= 1e-12)
 
 
+def test_lookup_splits_a_wide_range_of_n(caplog):
+    import logging
+    from sampled_metrics.corrections import LOOKUP_TOL, correction_lookup
+    n_values = np.unique(np.geomspace(11, 3000, 200).astype(int))      # n_min close to m
+    with caplog.at_level(logging.INFO, logger="sampled_metrics.corrections"):
+        got = correction_lookup(LOOKUP_METRICS, LOOKUP_CORRECTIONS, n_values, 10,
+                                "hypergeometric")
+    assert "split at" in caplog.text
+    assert np.abs(got - _reference(n_values, 10, "hypergeometric")).max() <= LOOKUP_TOL
+
+
 def test_lookup_independent_of_processes():
     from sampled_metrics.corrections import correction_lookup
     args = (["ap", "recall@10"], ["cls", "bv_0.01", "rank_estimate"],
@@ -249,7 +260,7 @@ def test_lookup_independent_of_processes():
 
 def test_lookup_falls_back_to_exact_when_grid_does_not_converge(monkeypatch):
     import sampled_metrics.corrections as C
-    monkeypatch.setattr(C, "GRID_CHECK_TOL", 0.0)      # no level can pass
+    monkeypatch.setattr(C, "GRID_CHECK_TOL", 0.0)      # no level can pass: split, then exact
     n_values = np.arange(200, 260)
     got = C.correction_lookup(["ap"], ["cls", "bv_0.1"], n_values, 10)
     assert np.array_equal(got, _reference(n_values, 10, "binomial", ["ap"], ["cls", "bv_0.1"]))

@@ -489,16 +489,20 @@ def correction_lookup(metrics, corrections, n_values, m: int, sampling: str = "b
       the nearest singularities sit log(n_min / m) from the interval or pi off the real
       axis, so polynomial interpolation at Chebyshev points converges geometrically in N,
       the faster the narrower n_max / n_min and the larger n_min / m.
-    * Check (a posteriori, per call). The points of 2N intervals interleave those of N. For
-      N = GRID_LEVELS[0], GRID_LEVELS[1], ... the corrections at the N interleaved points
-      are computed from their exact moments and from the N-interval interpolant; the first
-      level whose largest entrywise difference, over all metrics and corrections, is at
-      most GRID_CHECK_TOL = LOOKUP_TOL / 10 is accepted and the lookup interpolates through
-      all its 2N + 1 exact points. Its error is below the measured one: with geometric
-      convergence, doubling N squares the relative error. If no level passes, or a level
-      would need as many exact points as there are distinct n, every n is computed exactly.
+    * Check (a posteriori, per call). The points of 2N intervals interleave those of N:
+      at angles (k + 1/2) pi / N, where sin(theta) sin(N theta), the nodal polynomial of
+      the N + 1 nodes, peaks, so they are where the interpolation error's leading term is
+      largest. For N = GRID_LEVELS[0], GRID_LEVELS[1], ... the corrections at the N
+      interleaved points are computed from their exact moments and from the N-interval
+      interpolant; the first level whose largest entrywise difference, over all metrics and
+      corrections, is at most GRID_CHECK_TOL = LOOKUP_TOL / 10 is accepted, and that
+      interpolant gives the lookup (the distinct n among the 2N + 1 exact points get their
+      exact vectors). If no level passes (a wide n_max / n_min, or n_min close to m), the
+      distinct n are split at sqrt(n_min n_max) and each half is treated the same way; a
+      piece too small for a grid (a level would need as many exact points as it has
+      distinct n, or rounding to integers merges points) is computed exactly per n.
       (``minimal_bias``, a pseudo-inverse cut at rounding level, is not continuous in the
-      moments and never passes: asking for it computes every n exactly.)
+      moments and would never pass: asking for it computes every n exactly.)
     * Guarantee. Every entry of the result is within LOOKUP_TOL = 1e-6 of the exact per-n
       vector, so is every per-user average of them. Measured by
       ``workflow/benchmarks/bench_corrections.py`` on the ML-20M shape (n 17,491..26,725,
@@ -518,7 +522,9 @@ def correction_lookup(metrics, corrections, n_values, m: int, sampling: str = "b
     distinct, inverse = np.unique(n_all, return_inverse=True)
     check_nm(int(distinct[0]), m, sampling)
     args = (metric_names, parsed, m, sampling)
-    if exact or not _needs_moments(parsed):
+    pseudo_inverse = any(name == "minimal_bias" or (name == "bv" and gamma == 0)
+                         for name, gamma in parsed)
+    if exact or pseudo_inverse or not _needs_moments(parsed):
         table = _exact_arrays(distinct, args, processes)
     else:
         table = _grid_arrays(distinct, args, processes)
@@ -531,7 +537,7 @@ LOOKUP_TOL = 1e-6
 #: A grid level is accepted when its a-posteriori check error is at most this.
 GRID_CHECK_TOL = LOOKUP_TOL / 10
 #: Numbers of Chebyshev intervals tried in turn (each level's nodes contain the previous').
-GRID_LEVELS = (8, 16, 32, 64)
+GRID_LEVELS = (8, 16)
 #: Distinct n per work item of the per-n stage (work items are striped over processes).
 LOOKUP_CHUNK = 64
 
@@ -603,10 +609,12 @@ def _interpolated(n_chunk, interp, metric_names, parsed, m, sampling) -> np.ndar
     return out
 
 
-def _grid_arrays(distinct, args, processes) -> np.ndarray:
+def _grid_arrays(distinct, args, processes, done=None) -> np.ndarray:
+    """Correction arrays for the sorted distinct n (see :func:`correction_lookup`); ``done``
+    maps n to (exact flattened moments, exact correction array) already computed."""
     metric_names, parsed, m, sampling = args
     n_lo, n_hi = int(distinct[0]), int(distinct[-1])
-    done = {}   # n -> (flat exact moments, exact correction array)
+    done = {} if done is None else done
 
     def exact_at(points):
         todo = [int(n) for n in points if int(n) not in done]
@@ -615,8 +623,8 @@ def _grid_arrays(distinct, args, processes) -> np.ndarray:
 
     for level in GRID_LEVELS:
         nodes, fine = _grid_points(n_lo, n_hi, level), _grid_points(n_lo, n_hi, 2 * level)
-        if fine.size >= distinct.size:
-            break
+        if fine.size < 2 * level + 1 or fine.size >= distinct.size:
+            break   # points collide after rounding, or exact per n is as cheap
         exact_at(fine)
         checks = np.setdiff1d(fine, nodes)
         interp = _Interpolant(nodes, np.stack([done[int(n)][0] for n in nodes]))
@@ -628,15 +636,19 @@ def _grid_arrays(distinct, args, processes) -> np.ndarray:
                  n_lo, n_hi, m, level, error)
         log.debug("per metric x correction: %s", np.abs(got - want).max(axis=(0, 3)))
         if error <= GRID_CHECK_TOL:
-            interp = _Interpolant(fine, np.stack([done[int(n)][0] for n in fine]))
             rest = np.array([n for n in distinct if int(n) not in done], dtype=np.int64)
             chunks = [rest[i:i + LOOKUP_CHUNK] for i in range(0, rest.size, LOOKUP_CHUNK)]
             for chunk, arr in zip(chunks, map_items(_interpolated, chunks, interp, *args,
                                                      processes=processes)):
                 done.update((int(n), (None, a)) for n, a in zip(chunk, arr))
             return np.stack([done[int(n)][1] for n in distinct])
-    log.info("correction grid did not converge for n in %d..%d, m=%d: exact per n", n_lo,
-             n_hi, m)
+    if distinct.size > 4 * GRID_LEVELS[0] + 2:          # each half can hold a grid
+        cut = int(np.searchsorted(distinct, np.sqrt(float(n_lo) * n_hi)))
+        log.info("correction grid for n in %d..%d, m=%d: split at %d", n_lo, n_hi, m,
+                 distinct[cut])
+        return np.concatenate([_grid_arrays(distinct[:cut], args, processes, done),
+                               _grid_arrays(distinct[cut:], args, processes, done)])
+    log.info("correction grid not used for n in %d..%d, m=%d: exact per n", n_lo, n_hi, m)
     rest = [int(n) for n in distinct if int(n) not in done]
     for n, arr in zip(rest, map_items(_exact_one, rest, *args, processes=processes)):
         done[n] = (None, arr)
