@@ -183,7 +183,7 @@ def test_parse_method_labels():
 
 def test_large_n_and_m_work_without_dense_matrix():
     # n x (m+1) float64 would be 1.6 GB; the band accumulation needs O(m^2) memory.
-    # (n = 10^6 with m = 10^4 works too, in ~80 s: see workflow/scripts/bench_corrections.py)
+    # (n = 10^6 with m = 10^4 works too, in ~80 s: see workflow/benchmarks/bench_corrections.py)
     n, m = 1_000_000, 200
     mom = rank_law_moments(["recall@10"], n, m)
     assert mom.c.sum() == pytest.approx(1.0, abs=1e-9)
