@@ -183,9 +183,155 @@ def test_parse_method_labels():
 
 def test_large_n_and_m_work_without_dense_matrix():
     # n x (m+1) float64 would be 1.6 GB; the band accumulation needs O(m^2) memory.
-    # (n = 10^6 with m = 10^4 works too, in ~80 s: see workflow/scripts/bench_corrections.py)
+    # (n = 10^6 with m = 10^4 works too, in ~80 s: see workflow/benchmarks/bench_corrections.py)
     n, m = 1_000_000, 200
     mom = rank_law_moments(["recall@10"], n, m)
     assert mom.c.sum() == pytest.approx(1.0, abs=1e-9)
     v = correction("recall@10", n, m, "bv_1")
     assert np.all(np.isfinite(v)) and v[0] > v[-1]
+
+
+# --- many n at once: correction_lookup, mean_corrected ------------------------------------
+
+LOOKUP_METRICS = ["recall@10", "ndcg@10", "ap", "auc"]
+LOOKUP_CORRECTIONS = ["sampled", "rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01",
+                      "bv_0.001"]
+
+
+def _reference(n_values, m, law, metrics=LOOKUP_METRICS, corrections=LOOKUP_CORRECTIONS):
+    """correction_vectors per n, stacked like correction_lookup (single-threaded BLAS)."""
+    from threadpoolctl import threadpool_limits
+    from sampled_metrics.corrections import correction_label
+    with threadpool_limits(1):
+        out = []
+        for n in n_values:
+            vecs = correction_vectors(metrics, int(n), m, corrections, law)
+            out.append([[vecs[(parse_metric(x).name, correction_label(e))] for e in corrections]
+                        for x in metrics])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_lookup_exact_path_equals_correction_vectors(law):
+    from sampled_metrics.corrections import correction_lookup
+    n_values = [260, 31, 257, 260, 1000, 32]          # unsorted, repeated, n = m + 1 included
+    corrections = LOOKUP_CORRECTIONS + ["minimal_bias"]
+    got = correction_lookup(LOOKUP_METRICS, corrections, n_values, 30, law)
+    assert got.shape == (6, 4, 8, 31)
+    assert np.array_equal(got, _reference(n_values, 30, law, corrections=corrections))
+    assert np.array_equal(got, correction_lookup(LOOKUP_METRICS, corrections, n_values, 30,
+                                                 law, exact=True))
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_lookup_grid_path_is_within_tolerance(law, caplog):
+    import logging
+    from sampled_metrics.corrections import LOOKUP_TOL, correction_lookup
+    n_values = np.unique(np.r_[300, 700, np.random.default_rng(1).integers(300, 701, 60)])
+    with caplog.at_level(logging.INFO, logger="sampled_metrics.corrections"):
+        got = correction_lookup(LOOKUP_METRICS, LOOKUP_CORRECTIONS, n_values, 20, law)
+    assert "check error" in caplog.text and "exact per n" not in caplog.text   # grid used
+    error = np.abs(got - _reference(n_values, 20, law)).max()
+    assert error <= LOOKUP_TOL
+    assert np.all(np.diff(got[:, :, LOOKUP_CORRECTIONS.index("cls")], axis=-1) <= 1e-12)
+
+
+def test_lookup_splits_a_wide_range_of_n(caplog):
+    import logging
+    from sampled_metrics.corrections import LOOKUP_TOL, correction_lookup
+    n_values = np.unique(np.geomspace(11, 3000, 200).astype(int))      # n_min close to m
+    with caplog.at_level(logging.INFO, logger="sampled_metrics.corrections"):
+        got = correction_lookup(LOOKUP_METRICS, LOOKUP_CORRECTIONS, n_values, 10,
+                                "hypergeometric")
+    assert "split at" in caplog.text
+    assert np.abs(got - _reference(n_values, 10, "hypergeometric")).max() <= LOOKUP_TOL
+
+
+def test_lookup_independent_of_processes():
+    from sampled_metrics.corrections import correction_lookup
+    args = (["ap", "recall@10"], ["cls", "bv_0.01", "rank_estimate"],
+            np.arange(300, 400, 3), 20, "hypergeometric")          # grid path
+    assert np.array_equal(correction_lookup(*args, processes=1),
+                          correction_lookup(*args, processes=2))
+    small = (["ap"], ["cls"], [300, 301, 305], 20, "binomial")     # exact path
+    assert np.array_equal(correction_lookup(*small, processes=1),
+                          correction_lookup(*small, processes=3))
+
+
+def test_lookup_falls_back_to_exact_when_grid_does_not_converge(monkeypatch):
+    import sampled_metrics.corrections as C
+    monkeypatch.setattr(C, "GRID_CHECK_TOL", 0.0)      # no level can pass: split, then exact
+    n_values = np.arange(200, 260)
+    got = C.correction_lookup(["ap"], ["cls", "bv_0.1"], n_values, 10)
+    assert np.array_equal(got, _reference(n_values, 10, "binomial", ["ap"], ["cls", "bv_0.1"]))
+
+
+def test_lookup_rejects_bad_n():
+    from sampled_metrics.corrections import correction_lookup
+    with pytest.raises(ValueError, match="n > m"):
+        correction_lookup(["ap"], ["cls"], [50, 20], 20)
+    with pytest.raises(ValueError, match="integers"):
+        correction_lookup(["ap"], ["cls"], [50, 60.5], 20)
+    assert correction_lookup(["ap"], ["cls"], [], 20).shape == (0, 1, 1, 21)
+
+
+def test_mean_corrected_equals_gathered_mean():
+    from sampled_metrics.corrections import mean_corrected
+    rng = np.random.default_rng(3)
+    J, K, E, m, users, repeats = 7, 2, 3, 9, 500, 13
+    V = rng.random((J, K, E, m + 1))
+    idx = rng.integers(0, J, users)
+    sampled = rng.integers(1, m + 2, (repeats, users))
+    want = np.array([[V[idx[None, :], k, e, sampled - 1].mean(axis=1) for e in range(E)]
+                     for k in range(K)])
+    got = mean_corrected(V, idx, sampled)
+    assert got.shape == (K, E, repeats)
+    assert np.allclose(got, want, rtol=1e-13, atol=0)
+    import sampled_metrics.corrections as C
+    old, C.MEAN_BLOCK_CELLS = C.MEAN_BLOCK_CELLS, 150        # several blocks of repeats
+    try:
+        assert np.allclose(mean_corrected(V, idx, sampled), want, rtol=1e-13, atol=0)
+    finally:
+        C.MEAN_BLOCK_CELLS = old
+    with pytest.raises(ValueError, match="1..m\\+1"):
+        mean_corrected(V, idx, sampled + 1)
+    with pytest.raises(ValueError, match="n_index"):
+        mean_corrected(V, idx + 1, sampled)
+    with pytest.raises(ValueError, match="shape"):
+        mean_corrected(V, idx[:-1], sampled)
+
+
+# --- CLS numerics ---------------------------------------------------------------------------
+
+def test_cls_of_auc_is_sampled_auc():
+    for law in LAWS:
+        assert np.array_equal(correction("auc", 3000, 100, "cls", sampling=law),
+                              correction("auc", 3000, 100, "sampled"))
+
+
+@pytest.mark.parametrize("metric", ["ap", "ndcg"])
+def test_cls_does_not_depend_on_rounding_noise_of_the_moments(metric, monkeypatch):
+    # hypergeometric n = 2485, m = 100: without the tie-break, another block size (other
+    # rounding of the moments) moved CLS of AP by 1.3e-5 at equal bias
+    import sampled_metrics.corrections as C
+    out = []
+    for block in (2_000_000, 300_007):
+        monkeypatch.setattr(C, "BLOCK_ENTRIES", block)
+        C._uniform_moments.cache_clear()
+        out.append(correction(metric, 2485, 100, "cls", sampling="hypergeometric"))
+    C._uniform_moments.cache_clear()
+    assert np.abs(out[0] - out[1]).max() < 1e-8
+
+
+def test_nnls_last_free_matches_bvls():
+    from scipy import optimize
+    from sampled_metrics.corrections import _nnls_last_free
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        A = rng.standard_normal((30, 12))
+        b = rng.standard_normal(30)
+        x = _nnls_last_free(A, b)
+        lb = np.r_[np.zeros(11), -np.inf]
+        ref = optimize.lsq_linear(A, b, bounds=(lb, np.inf), method="bvls", tol=1e-14).x
+        assert np.all(x[:-1] >= 0)
+        assert np.allclose(x, ref, atol=1e-10)

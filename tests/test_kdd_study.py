@@ -5,12 +5,11 @@ import pandas as pd
 import pytest
 
 from sampled_metrics import correction
-from sampled_metrics.corrections import correction_lookup
 from sampled_metrics.datasets import (DataError, generate_synthetic, load_split, make_split,
                                       md5sum, prepare_archive)
 from sampled_metrics.protocols import draw_negatives
 from sampled_metrics.rankfile import read_rank_file
-from sampled_metrics.steps.kdd_study import (correct_repeats, corrected_means, exact_metric,
+from sampled_metrics.steps.kdd_study import (correct_repeats, exact_metric,
                                              figure6_frame, per_repeat_frame, table3_frame,
                                              table4_frame, tables)
 from sampled_metrics.steps.ranks import rank_recommender
@@ -97,24 +96,6 @@ def test_per_repeat_corrections_match_direct_computation(ranks_dir):
     v = correction("ap", 200, 20, "bv_0.1", sampling="hypergeometric")
     assert glob.set_index(["method", "repeat"]).value[("bv_0.1", 5)] == \
         pytest.approx(v[y.sampled_ranks(20, 5) - 1].mean())
-
-
-def test_corrected_means_is_the_gather_mean():
-    rng = np.random.default_rng(0)
-    V = rng.random((4, 2, 3, 6))
-    idx = rng.integers(0, 4, size=50)
-    sampled = rng.integers(1, 7, size=(5, 50))
-    out = corrected_means(V, idx, sampled)
-    for k in range(2):
-        for e in range(3):
-            assert np.allclose(out[k, e], V[idx[None, :], k, e, sampled - 1].mean(axis=1))
-
-
-def test_lookup_independent_of_processes():
-    args = (["ap", "recall@10"], ["cls", "bv_0.01"], [300, 301, 305, 310, 400], 30,
-            "hypergeometric")
-    assert np.array_equal(correction_lookup(*args, processes=1),
-                          correction_lookup(*args, processes=2))
 
 
 def test_table4_counts_agreement():

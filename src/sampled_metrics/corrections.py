@@ -24,30 +24,45 @@ Numerics. A^T A is a Gram matrix of Bernstein-like polynomials and is numericall
 for m beyond a few dozen, so eq. 21 has a continuum of (numerically) minimal-bias
 solutions. ``minimal_bias`` returns the one of least sum_r~ c[r~] M^(r~)^2, i.e. the limit
 gamma -> 0 of BV (computed with a pseudo-inverse of the c-scaled Gram matrix). ``cls``
-solves the constrained problem exactly as a bounded least-squares problem in the
-differences d[r~] = M^(r~) - M^(r~+1) >= 0 (``scipy.optimize.lsq_linear``, BVLS active set).
+solves the constrained problem as a non-negative least-squares problem in the differences
+d[r~] = M^(r~) - M^(r~+1) >= 0 (Lawson-Hanson active set), with the same least-c-norm
+tie-break among its numerically equal minimisers (a weight 1e-10 on sum_r~ c[r~] M^(r~)^2;
+without it rounding noise of the moments moves CLS by up to 1e-5, 0.04 for AUC, see
+:func:`_solve_cls`); CLS of AUC is the sampled AUC, exactly (it is unbiased and monotone).
+
+Many n at once. :func:`correction_lookup` returns the vectors for thousands of distinct n
+(per-user candidate counts n_u) by interpolating the moments in log n on a Chebyshev grid
+whose error is checked per call (every entry within 1e-6 of the exact per-n vector), and
+:func:`mean_corrected` averages M^_{n_u}(r~_u) over users for every repeat.
 """
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import linalg, optimize
+from scipy import linalg
+from scipy.linalg import lapack
+from threadpoolctl import threadpool_limits
 
 from .metrics import parse_metric
+from .parallel import map_items
 from .sampling import check_nm, rank_pmf, rank_pmf_band, sampled_metric_weights
 
 __all__ = ["CORRECTIONS", "RankLawMoments", "rank_law_moments", "correction", "correction_vectors",
            "apply_correction", "parse_correction", "correction_label", "bias_variance",
-           "correction_lookup",
-           "rank_estimate_ranks"]
+           "rank_estimate_ranks", "correction_lookup", "mean_corrected", "LOOKUP_TOL"]
+
+log = logging.getLogger(__name__)
 
 CORRECTIONS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv")
 _BV_RE = re.compile(r"^bv[_ ]?(\d*\.?\d+(?:e-?\d+)?)$")
-#: Relative eigenvalue cut-off of the pseudo-inverse used by ``minimal_bias`` and ``cls``.
+#: Relative eigenvalue cut-off of the pseudo-inverse used by ``minimal_bias``.
 RCOND = 1e-15
+#: Weight of the least-c-norm tie-break of CLS (see :func:`_solve_cls`).
+CLS_TIE = 1e-10
 #: Number of pmf entries computed per block when accumulating the moments.
 BLOCK_ENTRIES = 2_000_000
 
@@ -190,55 +205,164 @@ def rank_estimate_ranks(n: int, m: int) -> np.ndarray:
     return 1 + ((n - 1) * s) // m
 
 
-def _solve_bv(mom: RankLawMoments, k: int, gamma: float) -> np.ndarray:
-    """((1 - gamma) A^T A + gamma diag(c))^{-1} A^T b (eq. 25); gamma = 0 is eq. 21, solved
-    as :func:`_solve_minimal_bias` (A^T A alone is numerically singular)."""
+def _solve_bv(mom: RankLawMoments, k, gamma: float, eig=None) -> np.ndarray:
+    """((1 - gamma) A^T A + gamma diag(c))^{-1} A^T b (eq. 25) = D V ((1 - gamma) L +
+    gamma)^-1 V^T D A^T b with D G D = V L V^T (D = diag(c)^-1/2, see :func:`_scaled_eig`);
+    gamma = 0 is eq. 21, solved as :func:`_solve_minimal_bias` (A^T A alone is numerically
+    singular). ``k`` indexes the metrics: an int gives a vector, a slice or list an (m+1, K)
+    array."""
     if gamma == 0:
-        return _solve_minimal_bias(mom, k)
-    H = (1.0 - gamma) * mom.gram + gamma * np.diag(mom.c)
-    rhs = mom.atb[:, k]
-    try:
-        return linalg.solve(H, rhs, assume_a="pos")
-    except (linalg.LinAlgError, ValueError):
-        return linalg.lstsq(H, rhs)[0]
+        return _solve_minimal_bias(mom, k, eig)
+    eig = eig or _scaled_eig(mom)
+    return _spectral_solve(mom, k, eig, (1.0 - gamma) * eig[1] + gamma)
 
 
 def _scaled_eig(mom: RankLawMoments):
     """Eigen-decomposition of D G D with D = diag(c)^(-1/2): returns (d, eigval, eigvec)."""
     d = 1.0 / np.sqrt(np.where(mom.c > 0, mom.c, 1.0))
-    lam, V = linalg.eigh(d[:, None] * mom.gram * d[None, :])
+    lam, V = linalg.eigh(d[:, None] * mom.gram * d[None, :], driver="evd")
     return d, np.clip(lam, 0.0, None), V
 
 
-def _solve_minimal_bias(mom: RankLawMoments, k: int, eig=None) -> np.ndarray:
-    """Least-c-norm minimiser of eq. 21: D (D G D)^+ D A^T b."""
-    d, lam, V = eig or _scaled_eig(mom)
-    keep = lam > RCOND * lam.max()
-    y = V[:, keep] @ ((V[:, keep].T @ (d * mom.atb[:, k])) / lam[keep])
-    return d * y
+def _solve_minimal_bias(mom: RankLawMoments, k, eig=None) -> np.ndarray:
+    """Least-c-norm minimiser of eq. 21: D (D G D)^+ D A^T b (``k`` as in :func:`_solve_bv`)."""
+    eig = eig or _scaled_eig(mom)
+    lam = eig[1]
+    return _spectral_solve(mom, k, eig, lam, keep=lam > RCOND * lam.max())
 
 
-def _solve_cls(mom: RankLawMoments, k: int, eig=None) -> np.ndarray:
-    """Eq. 21 subject to M^(s) >= M^(s+1), exactly, as bounded least squares.
+def _spectral_solve(mom, k, eig, scale, keep=None) -> np.ndarray:
+    """D V[:, keep] diag(1/scale[keep]) V[:, keep]^T D A^T b[:, k]."""
+    d, _, V = eig
+    if keep is not None:
+        V, scale = V[:, keep], scale[keep]
+    rhs = mom.atb[:, k]
+    if rhs.ndim == 2:
+        d, scale = d[:, None], scale[:, None]
+    return d * (V @ ((V.T @ (d * rhs)) / scale))
 
-    With G = A^T A = D^-1 V L V^T D^-1 (D = diag(c)^-1/2), the objective equals
-    ||R x - z||^2 + const with R = L^1/2 V^T D^-1, z = L^-1/2 V^T D A^T b (eigenvalues below
-    RCOND dropped). Writing M^ = T x, x[s] = M^(s) - M^(s+1) >= 0 for s <= m and
-    x[m+1] = M^(m+1) free, T upper-triangular ones, BVLS solves min ||R T x - z|| exactly.
+
+def _solve_cls(mom: RankLawMoments, k: int, eig=None, system=None) -> np.ndarray:
+    """Eq. 21 subject to M^(s) >= M^(s+1), as non-negative least squares, with a tie-break.
+
+    A^T A is singular to machine precision, so the monotone minimisers of eq. 21 form a
+    numerically flat set: rounding noise of the moments (1e-15 relative, e.g. another block
+    size or BLAS thread count) moved the plain BVLS solution used before by up to 1e-5 for
+    AP or NDCG at some n (0.04 for AUC) at equal bias to 10 digits. As ``minimal_bias`` does
+    for eq. 21 alone, CLS picks the least-c-norm one: it minimises
+    bias^2 + CLS_TIE * sum_s c[s] M^(s)^2 (Hessian G + CLS_TIE diag(c); CLS_TIE = 1e-10,
+    relative to the largest eigenvalue, 1, of D G D), a strictly convex problem whose
+    solution moves by ~1e-10 under such noise and whose bias^2 equals the plain minimum to
+    ~10 digits (KKT residuals of eq. 21 ~1e-10 of A^T b).
+
+    With D G D = V L V^T (D = diag(c)^-1/2), the objective equals ||R T x - z||^2 + const
+    with R = (L + CLS_TIE)^1/2 V^T D^-1, z = (L + CLS_TIE)^-1/2 V^T D A^T b, M^ = T x,
+    x[s] = M^(s) - M^(s+1) >= 0 for s <= m, x[m+1] = M^(m+1) free and T upper-triangular
+    ones; :func:`_nnls_last_free` solves it (R T has full rank). ``system`` is
+    :func:`_cls_system` of ``eig``, shared by the metrics.
+
+    AUC is affine in r and its sampled version is unbiased under both sampling laws
+    (E[r~ - 1 | r] = m (r - 1)/(n - 1)) and decreasing, so it attains the minimum 0 of eq. 21
+    and is feasible: it is the CLS solution (the unique one when the prior has at least
+    m + 1 support points, as the pmfs p(. | r) then span R^(m+1)), returned in closed form
+    (a numerical solution would sit up to ~1e-5 from it, set by rounding noise).
     """
-    d, lam, V = eig or _scaled_eig(mom)
-    keep = lam > RCOND * lam.max()
-    sl = np.sqrt(lam[keep])
-    R = (sl[:, None] * V[:, keep].T) / d[None, :]
-    z = (V[:, keep].T @ (d * mom.atb[:, k])) / sl
-    size = mom.m + 1
-    RT = np.cumsum(R, axis=1)  # R @ T, T[i, j] = 1 for i <= j
-    lb = np.zeros(size)
-    lb[-1] = -np.inf
-    res = optimize.lsq_linear(RT, z, bounds=(lb, np.full(size, np.inf)), method="bvls",
-                              tol=1e-14, max_iter=50 * size)
-    x = res.x
+    if parse_metric(mom.metrics[k]).kind == "auc":
+        return sampled_metric_weights("auc", mom.m)
+    eig = eig or _scaled_eig(mom)
+    d, _, V = eig
+    RT, sl = system or _cls_system(eig)
+    x = _nnls_last_free(RT, (V.T @ (d * mom.atb[:, k])) / sl)
     return np.cumsum(x[::-1])[::-1]  # M^(s) = sum_{j >= s} x[j]
+
+
+def _cls_system(eig) -> tuple[np.ndarray, np.ndarray]:
+    """(R T, (L + CLS_TIE)^1/2) of :func:`_solve_cls` for the decomposition ``eig``."""
+    d, lam, V = eig
+    sl = np.sqrt(lam + CLS_TIE)
+    return np.cumsum((sl[:, None] * V.T) / d[None, :], axis=1), sl  # R @ T: T[i, j] = 1, i <= j
+
+
+def _nnls_last_free(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """min ||A x - b|| subject to x[:-1] >= 0 (x[-1] free), by Lawson and Hanson's active-set
+    algorithm (the last variable is always in the passive set).
+
+    Requires A of full column rank (CLS's tie-break ensures it). Stops when no coordinate at
+    its bound has a descent gradient above tol = 10 eps max(shape) ||A||_1 ||b||, as the
+    classic implementation does. Deterministic and independent of the SciPy version.
+    """
+    rows, size = A.shape
+    tol = 10 * np.finfo(float).eps * max(rows, size) * np.linalg.norm(A, 1) * np.linalg.norm(b)
+    passive = np.zeros(size, dtype=bool)
+    passive[-1] = True
+    bounded = np.ones(size, dtype=bool)
+    bounded[-1] = False
+
+    def least_squares(mask):        # QR (LAPACK dgels): A[:, mask] has full column rank
+        out = np.zeros(size)
+        cols = A[:, mask]
+        _, sol, info = lapack.dgels(cols, b)
+        out[mask] = sol[:cols.shape[1]] if info == 0 else linalg.lstsq(cols, b)[0]
+        return out
+
+    x = least_squares(passive)
+    for _ in range(3 * size):
+        w = A.T @ (b - A @ x)
+        w[passive] = -np.inf
+        while True:                     # the largest descent gradient that can enter
+            j = int(np.argmax(w))
+            if w[j] <= tol:
+                return x
+            passive[j] = True
+            s = least_squares(passive)
+            if s[j] > 0:
+                break
+            passive[j] = False          # rounding: it cannot enter after all
+            w[j] = -np.inf
+        while True:                     # step back until the passive set is feasible
+            neg = passive & bounded & (s <= 0)
+            if not neg.any():
+                x = s
+                break
+            gap = x[neg] - s[neg]
+            ratio = np.divide(x[neg], gap, out=np.zeros_like(gap), where=gap > 0)
+            first = np.flatnonzero(neg)[np.argmin(ratio)]
+            x = x + ratio.min() * (s - x)
+            x[first] = 0.0              # exactly at its bound despite rounding
+            drop = passive & bounded & (x <= 0)
+            passive &= ~drop
+            x[drop] = 0.0
+            s = least_squares(passive)
+    log.warning("CLS active set did not converge in %d iterations", 3 * size)
+    return x
+
+
+def _parse_methods(methods) -> list:
+    return [parse_correction(*x) if isinstance(x, tuple) else parse_correction(x) for x in methods]
+
+
+def _needs_moments(parsed) -> bool:
+    return any(name in ("minimal_bias", "cls", "bv") for name, _ in parsed)
+
+
+def _correction_array(metric_list, n: int, m: int, parsed, mom) -> np.ndarray:
+    """Correction vectors from the moments ``mom`` for n: array (K, E, m+1), [k, e] = M^ of
+    metric k and method e (``parsed`` from :func:`parse_correction`)."""
+    out = np.empty((len(metric_list), len(parsed), m + 1))
+    eig = _scaled_eig(mom) if _needs_moments(parsed) else None
+    for e, (name, gamma) in enumerate(parsed):
+        if name in ("minimal_bias", "bv"):
+            out[:, e] = _solve_bv(mom, slice(None), gamma or 0.0, eig).T
+    system = _cls_system(eig) if any(name == "cls" for name, _ in parsed) else None
+    for k, metric in enumerate(metric_list):
+        for e, (name, gamma) in enumerate(parsed):
+            if name == "sampled":
+                out[k, e] = sampled_metric_weights(metric, m)
+            elif name == "rank_estimate":
+                out[k, e] = metric(rank_estimate_ranks(n, m), n)
+            elif name == "cls":
+                out[k, e] = _solve_cls(mom, k, eig, system)
+    return out
 
 
 def correction(metric, n: int, m: int, method: str, gamma: float | None = None,
@@ -271,7 +395,7 @@ def correction(metric, n: int, m: int, method: str, gamma: float | None = None,
 
 
 def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomial",
-                prior=None) -> dict:
+                       prior=None) -> dict:
     """Correction vectors for several metrics and methods sharing one pass over ranks.
 
     ``methods`` items are names (``'cls'``, ``'bv_0.1'``) or (name, gamma) tuples.
@@ -280,28 +404,12 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
     """
     n, m = check_nm(n, m, sampling)
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
-    parsed = [parse_correction(*x) if isinstance(x, tuple) else parse_correction(x) for x in methods]
+    parsed = _parse_methods(methods)
     prior = _check_prior(prior, n)
-    need_moments = any(name in ("minimal_bias", "cls", "bv") for name, _ in parsed)
-    mom = rank_law_moments(metric_list, n, m, sampling, prior) if need_moments else None
-    eig = (_scaled_eig(mom) if any(name in ("minimal_bias", "cls") for name, _ in parsed)
-           else None)
-    out = {}
-    for k, metric in enumerate(metric_list):
-        for name, gamma in parsed:
-            label = correction_label(name, gamma)
-            if name == "sampled":
-                vec = sampled_metric_weights(metric, m)
-            elif name == "rank_estimate":
-                vec = metric(rank_estimate_ranks(n, m), n)
-            elif name == "minimal_bias":
-                vec = _solve_minimal_bias(mom, k, eig)
-            elif name == "cls":
-                vec = _solve_cls(mom, k, eig)
-            else:
-                vec = _solve_bv(mom, k, gamma)
-            out[(metric.name, label)] = np.asarray(vec, dtype=np.float64)
-    return out
+    mom = rank_law_moments(metric_list, n, m, sampling, prior) if _needs_moments(parsed) else None
+    arr = _correction_array(metric_list, n, m, parsed, mom)
+    return {(metric.name, correction_label(name, gamma)): arr[k, e]
+            for k, metric in enumerate(metric_list) for e, (name, gamma) in enumerate(parsed)}
 
 
 def apply_correction(correction_vector, sampled_ranks) -> np.ndarray:
@@ -336,18 +444,265 @@ def bias_variance(correction_vector, metric, n: int, m: int, sampling: str = "bi
     return float(max(bias2, 0.0)), float(max(mom.c @ v ** 2 - quad, 0.0))
 
 
-def _lookup_one(n: int, metrics, corrections, m: int, sampling: str) -> np.ndarray:
-    vecs = correction_vectors(metrics, n, m, corrections, sampling)
-    return np.stack([[vecs[(x, correction_label(c))] for c in corrections] for x in metrics])
-
-
 def correction_lookup(metrics, corrections, n_values, m: int, sampling: str = "binomial",
-                      processes: int = 1) -> np.ndarray:
-    """Correction vectors for each n: V[j, k, e, s] = M^_{e,k}(s + 1) for n = n_values[j],
-    metric k, correction e (one :func:`correction_vectors` per distinct n, spread over
-    ``processes`` with :func:`sampled_metrics.parallel.map_items`)."""
-    from .parallel import map_items
-    metrics = [parse_metric(x).name for x in metrics]
-    parts = map_items(_lookup_one, [int(n) for n in n_values], metrics, list(corrections),
-                      int(m), sampling, processes=processes)
-    return np.stack(parts) if parts else np.empty((0, len(metrics), len(corrections), m + 1))
+                      processes: int = 1, *, exact: bool = False) -> np.ndarray:
+    """Correction vectors for many n at once (uniform prior p(r) = 1/n, as in KDD'20 Sec. 6).
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Metric names, e.g. ``'recall@10'``.
+    corrections : sequence
+        Correction names (``'cls'``, ``'bv_0.1'``, ...) or (name, gamma) tuples.
+    n_values : sequence of int
+        The n of each row of the result (any order, repeats allowed; every n > m).
+    m : int
+    sampling : {'binomial', 'hypergeometric'}
+    processes : int
+        Worker processes (:func:`sampled_metrics.parallel.map_items`); the result is
+        bit-identical whatever their number.
+    exact : bool
+        Compute every distinct n from its own moments (the reference; slow for many n).
+
+    Returns
+    -------
+    ndarray of shape (len(n_values), len(metrics), len(corrections), m + 1)
+        Entry [j, k, e, s] is M^(s + 1) of metric k and correction e for n = n_values[j].
+
+    Method. ``sampled`` and ``rank_estimate`` are closed forms, evaluated for every n. The
+    others solve eq. 21-25 from the moments A^T A, A^T b, c of the rank law, and computing
+    those (O(n m^2)) dominates: 0.3 s at n = 26,744, m = 100 without replacement, against
+    ~5 ms for all the solves of one n. With few distinct n (at most ``2 * GRID_LEVELS[0] +
+    1``) or ``exact=True`` every n gets its exact moments, and the result equals
+    :func:`correction_vectors` per n bit for bit. Otherwise:
+
+    * Grid. The nodes are the Chebyshev-Lobatto points of [log n_min, log n_max] with N
+      intervals, rounded to integers. Every entry of the moments is interpolated in log n
+      by the barycentric polynomial through its exact values at the nodes, and every
+      distinct n is then solved from its interpolated moments exactly as from exact ones
+      (so CLS is still the monotone bounded least-squares solution; only its input is
+      interpolated; n that are nodes get their exact vectors).
+    * Why it converges. The moments are sums over r = 1..n of products of pmfs that are
+      polynomials in r over polynomials in n (hypergeometric) or polynomials in
+      (r - 1)/(n - 1) (binomial), weighted by M(r): analytic in n away from n in [0, m] and
+      from the negative axis (poles of harmonic-number-like sums for AP, NDCG). In log n,
+      the nearest singularities sit log(n_min / m) from the interval or pi off the real
+      axis, so polynomial interpolation at Chebyshev points converges geometrically in N,
+      the faster the narrower n_max / n_min and the larger n_min / m.
+    * Check (a posteriori, per call). The points of 2N intervals interleave those of N:
+      at angles (k + 1/2) pi / N, where sin(theta) sin(N theta), the nodal polynomial of
+      the N + 1 nodes, peaks, so they are where the interpolation error's leading term is
+      largest. For N = GRID_LEVELS[0], GRID_LEVELS[1], ... the corrections at the N
+      interleaved points are computed from their exact moments and from the N-interval
+      interpolant; the first level whose largest entrywise difference, over all metrics and
+      corrections, is at most GRID_CHECK_TOL = LOOKUP_TOL / 10 is accepted, and that
+      interpolant gives the lookup (the distinct n among the 2N + 1 exact points get their
+      exact vectors). If no level passes (a wide n_max / n_min, or n_min close to m), the
+      distinct n are split at sqrt(n_min n_max) and each half is treated the same way; a
+      piece too small for a grid (a level would need as many exact points as it has
+      distinct n, or rounding to integers merges points) is computed exactly per n.
+      (``minimal_bias``, a pseudo-inverse cut at rounding level, is not continuous in the
+      moments and would never pass: asking for it computes every n exactly.)
+    * Guarantee. Every entry of the result is within LOOKUP_TOL = 1e-6 of the exact per-n
+      vector, so is every per-user average of them. Measured by
+      ``workflow/benchmarks/bench_corrections.py`` on the ML-20M shape (n 17,491..26,725,
+      m = 100, both laws, Table 3's and Jin's metrics x corrections: largest error ~1e-12)
+      and by the tests.
+
+    The result depends only on the arguments (the grid only on the set of distinct n).
+    """
+    metric_names = tuple(parse_metric(x).name for x in metrics)
+    parsed = tuple(_parse_methods(corrections))
+    n_all = np.asarray(n_values).reshape(-1)
+    if n_all.size and not np.all(np.mod(n_all, 1) == 0):
+        raise ValueError("n values must be integers")
+    n_all = n_all.astype(np.int64)
+    if n_all.size == 0:
+        return np.empty((0, len(metric_names), len(parsed), m + 1))
+    distinct, inverse = np.unique(n_all, return_inverse=True)
+    check_nm(int(distinct[0]), m, sampling)
+    args = (metric_names, parsed, m, sampling)
+    pseudo_inverse = any(name == "minimal_bias" or (name == "bv" and gamma == 0)
+                         for name, gamma in parsed)
+    if exact or pseudo_inverse or not _needs_moments(parsed):
+        table = _exact_arrays(distinct, args, processes)
+    else:
+        table = _grid_arrays(distinct, args, processes)
+    return table[inverse]
+
+
+#: Largest entrywise error of a lookup computed on the interpolation grid (see
+#: :func:`correction_lookup`).
+LOOKUP_TOL = 1e-6
+#: A grid level is accepted when its a-posteriori check error is at most this.
+GRID_CHECK_TOL = LOOKUP_TOL / 10
+#: Numbers of Chebyshev intervals tried in turn (each level's nodes contain the previous').
+GRID_LEVELS = (8, 16)
+#: Distinct n per work item of the per-n stage (work items are striped over processes).
+LOOKUP_CHUNK = 64
+
+
+def _exact_arrays(n_values, args, processes) -> np.ndarray:
+    return np.stack(map_items(_exact_one, [int(n) for n in n_values], *args,
+                              processes=processes))
+
+
+def _exact_one(n, metric_names, parsed, m, sampling) -> np.ndarray:
+    return _node(n, metric_names, parsed, m, sampling)[1]
+
+
+def _node(n, metric_names, parsed, m, sampling):
+    """(flattened exact moments or None, correction array) for one n, as correction_vectors
+    computes them."""
+    metric_list = [parse_metric(x) for x in metric_names]
+    mom = rank_law_moments(metric_list, n, m, sampling) if _needs_moments(parsed) else None
+    flat = (None if mom is None else
+            np.concatenate([mom.gram.ravel(), mom.atb.ravel(), mom.c, mom.btb]))
+    return flat, _correction_array(metric_list, n, m, parsed, mom)
+
+
+def _unflatten(flat, n, metric_names, m, sampling) -> RankLawMoments:
+    size, K = m + 1, len(metric_names)
+    a = size * size
+    return RankLawMoments(n, m, sampling, tuple(metric_names), flat[:a].reshape(size, size),
+                          flat[a:a + size * K].reshape(size, K),
+                          flat[a + size * K:a + size * K + size], flat[a + size * K + size:])
+
+
+def _grid_points(n_lo: int, n_hi: int, intervals: int) -> np.ndarray:
+    """Integers nearest the Chebyshev-Lobatto points of [log n_lo, log n_hi]."""
+    x_lo, x_hi = np.log(n_lo), np.log(n_hi)
+    theta = np.pi * (np.arange(intervals + 1) / intervals)
+    x = 0.5 * (x_lo + x_hi) + 0.5 * (x_hi - x_lo) * np.cos(theta)
+    return np.unique(np.clip(np.rint(np.exp(x)), n_lo, n_hi).astype(np.int64))
+
+
+class _Interpolant:
+    """Barycentric polynomial interpolation in log n through exact values at integer nodes."""
+
+    def __init__(self, nodes, values):
+        x = np.log(np.asarray(nodes, dtype=np.float64))
+        self.centre, self.half = 0.5 * (x.max() + x.min()), 0.5 * (x.max() - x.min())
+        self.t = (x - self.centre) / self.half
+        diff = self.t[:, None] - self.t[None, :]
+        np.fill_diagonal(diff, 1.0)
+        w = 1.0 / np.prod(diff, axis=1)
+        self.w = w / np.abs(w).max()
+        self.values = values      # (nodes, D)
+
+    def __call__(self, n: int) -> np.ndarray:
+        d = (np.log(n) - self.centre) / self.half - self.t
+        hit = np.flatnonzero(d == 0)
+        if hit.size:
+            return self.values[hit[0]]
+        q = self.w / d
+        return (q / q.sum()) @ self.values
+
+
+def _interpolated(n_chunk, interp, metric_names, parsed, m, sampling) -> np.ndarray:
+    """Correction arrays for the n of a chunk, each solved from its interpolated moments."""
+    metric_list = [parse_metric(x) for x in metric_names]
+    out = np.empty((len(n_chunk), len(metric_list), len(parsed), m + 1))
+    for j, n in enumerate(n_chunk):
+        mom = _unflatten(interp(int(n)), int(n), metric_names, m, sampling)
+        out[j] = _correction_array(metric_list, int(n), m, parsed, mom)
+    return out
+
+
+def _grid_arrays(distinct, args, processes, done=None) -> np.ndarray:
+    """Correction arrays for the sorted distinct n (see :func:`correction_lookup`); ``done``
+    maps n to (exact flattened moments, exact correction array) already computed."""
+    metric_names, parsed, m, sampling = args
+    n_lo, n_hi = int(distinct[0]), int(distinct[-1])
+    done = {} if done is None else done
+
+    def exact_at(points):
+        todo = [int(n) for n in points if int(n) not in done]
+        for n, res in zip(todo, map_items(_node, todo, *args, processes=processes)):
+            done[n] = res
+
+    for level in GRID_LEVELS:
+        nodes, fine = _grid_points(n_lo, n_hi, level), _grid_points(n_lo, n_hi, 2 * level)
+        if fine.size < 2 * level + 1 or fine.size >= distinct.size:
+            break   # points collide after rounding, or exact per n is as cheap
+        exact_at(fine)
+        checks = np.setdiff1d(fine, nodes)
+        interp = _Interpolant(nodes, np.stack([done[int(n)][0] for n in nodes]))
+        got = np.concatenate(map_items(_interpolated, [[n] for n in checks], interp, *args,
+                                       processes=processes))
+        want = np.stack([done[int(n)][1] for n in checks])
+        error = float(np.max(np.abs(got - want)))
+        log.info("correction grid for n in %d..%d, m=%d: %d intervals, check error %.3g",
+                 n_lo, n_hi, m, level, error)
+        log.debug("per metric x correction: %s", np.abs(got - want).max(axis=(0, 3)))
+        if error <= GRID_CHECK_TOL:
+            rest = np.array([n for n in distinct if int(n) not in done], dtype=np.int64)
+            chunks = [rest[i:i + LOOKUP_CHUNK] for i in range(0, rest.size, LOOKUP_CHUNK)]
+            for chunk, arr in zip(chunks, map_items(_interpolated, chunks, interp, *args,
+                                                     processes=processes)):
+                done.update((int(n), (None, a)) for n, a in zip(chunk, arr))
+            return np.stack([done[int(n)][1] for n in distinct])
+    if distinct.size > 4 * GRID_LEVELS[0] + 2:          # each half can hold a grid
+        cut = int(np.searchsorted(distinct, np.sqrt(float(n_lo) * n_hi)))
+        log.info("correction grid for n in %d..%d, m=%d: split at %d", n_lo, n_hi, m,
+                 distinct[cut])
+        return np.concatenate([_grid_arrays(distinct[:cut], args, processes, done),
+                               _grid_arrays(distinct[cut:], args, processes, done)])
+    log.info("correction grid not used for n in %d..%d, m=%d: exact per n", n_lo, n_hi, m)
+    rest = [int(n) for n in distinct if int(n) not in done]
+    for n, arr in zip(rest, map_items(_exact_one, rest, *args, processes=processes)):
+        done[n] = (None, arr)
+    return np.stack([done[int(n)][1] for n in distinct])
+
+
+def mean_corrected(lookup, n_index, sampled) -> np.ndarray:
+    """Per-repeat mean over users of M^_{n_u}(r~_u) for every metric and correction.
+
+    Parameters
+    ----------
+    lookup : array (J, K, E, m + 1)
+        From :func:`correction_lookup`.
+    n_index : array (users,) of int
+        Row of ``lookup`` of each user's n.
+    sampled : array (repeats, users) of int
+        Sampled ranks r~ in 1..m+1.
+
+    Returns
+    -------
+    ndarray (K, E, repeats): (1/U) sum_u lookup[n_index[u], k, e, sampled[t, u] - 1].
+
+    Computed per block of repeats as the histogram of the (n index, r~) cells times the
+    lookup (one matrix product), not by gathering U x K x E values per repeat.
+    """
+    V = np.asarray(lookup, dtype=np.float64)
+    if V.ndim != 4:
+        raise ValueError(f"lookup must have shape (n values, metrics, corrections, m+1), "
+                         f"got {V.shape}")
+    J, K, E, size = V.shape
+    sampled = np.asarray(sampled)
+    idx = np.asarray(n_index).reshape(-1)
+    if sampled.ndim != 2 or sampled.shape[1] != idx.size:
+        raise ValueError(f"sampled ranks must have shape (repeats, users={idx.size}), got "
+                         f"{sampled.shape}")
+    if idx.size == 0:
+        raise ValueError("no users")
+    if idx.min() < 0 or idx.max() >= J:
+        raise ValueError(f"n_index must lie in 0..{J - 1}")
+    if sampled.size and (sampled.min() < 1 or sampled.max() > size):
+        raise ValueError(f"sampled ranks must lie in 1..m+1={size}")
+    cells = J * size
+    table = V.transpose(0, 3, 1, 2).reshape(cells, K * E)
+    base = idx.astype(np.int64) * size - 1
+    out = np.empty((sampled.shape[0], K * E))
+    step = max(1, MEAN_BLOCK_CELLS // cells)
+    with threadpool_limits(1):      # the same sums whatever the machine's BLAS threads
+        for a in range(0, sampled.shape[0], step):
+            block = sampled[a:a + step].astype(np.int64) + base[None, :]
+            block += (np.arange(block.shape[0]) * cells)[:, None]
+            counts = np.bincount(block.ravel(), minlength=block.shape[0] * cells)
+            out[a:a + step] = counts.reshape(-1, cells).astype(np.float64) @ table
+    return (out / idx.size).T.reshape(K, E, -1)
+
+
+#: Histogram cells per block in :func:`mean_corrected` (32 MB of float64 counts).
+MEAN_BLOCK_CELLS = 4_000_000

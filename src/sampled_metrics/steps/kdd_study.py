@@ -24,15 +24,15 @@ import numpy as np
 import pandas as pd
 
 from .. import figures
-from ..corrections import correction_label, correction_vectors
+from ..corrections import (correction_label, correction_lookup, correction_vectors,
+                           mean_corrected)
 from ..metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
 from ..rankfile import read_rank_file
 from ..sampling import check_nm, expected_metric_matrix
 from ..tables import write_csv, write_table
 
-__all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "exact_metric", "corrected_means",
-           "per_repeat_frame", "table3_frame", "table4_frame", "rank_buckets",
+__all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "exact_metric", "per_repeat_frame", "table3_frame", "table4_frame", "rank_buckets",
            "figure6_frame", "correct_repeats", "tables", "figure5", "figure6"]
 
 log = logging.getLogger(__name__)
@@ -64,25 +64,6 @@ def _shared(rank_files: dict, key: str):
     return values.pop()
 
 
-def corrected_means(V: np.ndarray, n_index: np.ndarray, sampled: np.ndarray) -> np.ndarray:
-    """Per-repeat means of corrected metrics: out[k, e, j] = mean_u V[n_index[u], k, e,
-    r~[j, u] - 1], i.e. mean_u M^_{k, e, n_u}(r~_u) in repeat j.
-
-    Computed from the counts of (n index, r~) pairs per repeat, so the cost is
-    O(repeats x users + repeats x distinct n x (m+1) x K x E).
-    """
-    repeats, users = sampled.shape
-    n_vals, K, E, width = V.shape
-    cell = n_index[None, :].astype(np.int64) * width + (sampled.astype(np.int64) - 1)
-    out = np.empty((K, E, repeats))
-    flat = V.reshape(n_vals, K * E, width).transpose(0, 2, 1).reshape(n_vals * width, K * E)
-    for j in range(repeats):
-        counts = np.bincount(cell[j], minlength=n_vals * width)
-        nz = np.flatnonzero(counts)
-        out[:, :, j] = (counts[nz] @ flat[nz]).reshape(K, E) / users
-    return out
-
-
 def per_repeat_frame(dataset: str, rank_files: dict, m: int, metrics, corrections, *,
                      n_mode: str = "per_user", processes: int = 1) -> pd.DataFrame:
     """Per-repeat values of every metric under every correction, and the exact values.
@@ -104,7 +85,6 @@ def per_repeat_frame(dataset: str, rank_files: dict, m: int, metrics, correction
         repeats the exact value in every repeat. The correction vectors are computed once
         for all recommenders (one per distinct n).
     """
-    from ..corrections import correction_lookup
     metric_names = [parse_metric(x).name for x in metrics]
     labels = [correction_label(c) for c in corrections]
     sampling = _shared(rank_files, "sampling")
@@ -120,7 +100,7 @@ def per_repeat_frame(dataset: str, rank_files: dict, m: int, metrics, correction
     for rec, f in rank_files.items():
         sampled = f.sampled_ranks(m)
         repeats = np.arange(sampled.shape[0])
-        values = corrected_means(V, np.searchsorted(n_values, n_per_rec[rec]), sampled)
+        values = mean_corrected(V, np.searchsorted(n_values, n_per_rec[rec]), sampled)
         for k, metric in enumerate(metric_names):
             exact = exact_metric(metric, f.exact, f.n_u)
             parts.append(pd.DataFrame({"dataset": dataset, "recommender": rec,
