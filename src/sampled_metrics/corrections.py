@@ -213,7 +213,13 @@ def _solve_bv(mom: RankLawMoments, k, gamma: float, eig=None) -> np.ndarray:
     array."""
     if gamma == 0:
         return _solve_minimal_bias(mom, k, eig)
-    eig = eig or _scaled_eig(mom)
+    if eig is None:          # one system: a Cholesky solve, ~10x cheaper than eigh at large m
+        H = (1.0 - gamma) * mom.gram + gamma * np.diag(mom.c)
+        try:        # cho_factor: scipy's solve(assume_a='pos') is ~6x slower here
+            return linalg.cho_solve(linalg.cho_factor(H, check_finite=False), mom.atb[:, k],
+                                    check_finite=False)
+        except (linalg.LinAlgError, ValueError):
+            eig = _scaled_eig(mom)
     return _spectral_solve(mom, k, eig, (1.0 - gamma) * eig[1] + gamma)
 
 
@@ -349,7 +355,11 @@ def _correction_array(metric_list, n: int, m: int, parsed, mom) -> np.ndarray:
     """Correction vectors from the moments ``mom`` for n: array (K, E, m+1), [k, e] = M^ of
     metric k and method e (``parsed`` from :func:`parse_correction`)."""
     out = np.empty((len(metric_list), len(parsed), m + 1))
-    eig = _scaled_eig(mom) if _needs_moments(parsed) else None
+    # one eigen-decomposition serves CLS, minimal bias and several BV; a single BV is solved
+    # directly
+    shared = sum(name in ("cls", "minimal_bias", "bv") for name, _ in parsed)
+    eig = _scaled_eig(mom) if _needs_moments(parsed) and (
+        shared > 1 or any(name in ("cls", "minimal_bias") for name, _ in parsed)) else None
     for e, (name, gamma) in enumerate(parsed):
         if name in ("minimal_bias", "bv"):
             out[:, e] = _solve_bv(mom, slice(None), gamma or 0.0, eig).T
