@@ -49,8 +49,9 @@ EM_BLOCK_ENTRIES = 100_000
 MLE_SOLVERS = ("squarem", "em")
 #: Default ``tol`` of :func:`mle` per solver (see its docstring for the margin).
 MLE_TOL = {"squarem": 8e-9, "em": 1e-8}
-#: SQUAREM: factor by which the maximal step length grows / shrinks (Varadhan & Roland's mstep).
-SQUAREM_STEP_FACTOR = 4.0
+#: SQUAREM: factor by which the maximal step length grows / shrinks (Varadhan & Roland's
+#: mstep; their code uses 4, 2 needed ~10 % fewer EM evaluations on ML-1M-sized histograms).
+SQUAREM_STEP_FACTOR = 2.0
 #: SQUAREM: up to this many entries of A (16 MB), the EM pass takes A in one block (measured
 #: 1.0-1.4x faster than EM_BLOCK_ENTRIES blocks at n = 3706; beyond, the blocks win).
 SQUAREM_ONE_BLOCK_ENTRIES = 2_000_000
@@ -179,9 +180,9 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
                 not dictate the step), clipped to [1, alpha_max],
 
     u' = u_0 + 2 alpha r + alpha^2 v (alpha = 1 gives pi_2). Monotonicity safeguard: if
-    L(pi') >= L(pi_2), pi_k = F(pi') (a stabilising EM step) and alpha_max grows 4x when
-    alpha reached it; else pi_k = pi_2 (two plain EM steps) and alpha_max shrinks 4x (not
-    below 1). If neither improves on L(pi_0) (rounding at the optimum), pi_k = pi_0, a gain
+    L(pi') >= L(pi_2), pi_k = F(pi') (a stabilising EM step) and alpha_max (initially 1)
+    doubles when alpha reached it; else pi_k = pi_2 (two plain EM steps) and alpha_max halves
+    (not below 1). If neither improves on L(pi_0) (rounding at the optimum), pi_k = pi_0, a gain
     of 0, which stops. So L never decreases, e_k is 2 or 3, and the result is a
     deterministic function of (hist, n, m, sampling, weights, init, tol, max_iter) (though,
     unlike EM's, not a continuous one: a rounding-level change of h can switch a safeguard
@@ -301,16 +302,23 @@ def _mle_em(A, h, obs, pi, q, max_iter: int, tol: float):
 def _mle_squarem(A, h, pi, q, max_iter: int, tol: float):
     """SQUAREM on u = log pi (see :func:`mle`); A, h over the observed sampled ranks only
     (h > 0), q = A^T pi."""
-    rows = (pi.size if A.size <= SQUAREM_ONE_BLOCK_ENTRIES
-            else max(1, EM_BLOCK_ENTRIES // A.shape[1]))
+    one_block = A.size <= SQUAREM_ONE_BLOCK_ENTRIES
+    rows = max(1, EM_BLOCK_ENTRIES // A.shape[1])
 
     def em_map(pi, q):                           # F(pi), A^T F(pi), log(F(pi) / pi)
-        out = np.empty_like(pi)
-        g, q = _em_pass(A, pi, h / q, rows, out)
+        if one_block:
+            g = A @ (h / q)
+            out = pi * g
+            q = out @ A
+        else:
+            out = np.empty_like(pi)
+            g, q = _em_pass(A, pi, h / q, rows, out)
         total = out.sum()
         out /= total
         q /= total
-        return out, q, np.log(g) - np.log(total)
+        g = np.log(g, out=g)
+        g -= np.log(total)
+        return out, q, g
 
     def loglik(q):                               # -inf if q = 0 on an observed rank
         return float(h @ np.log(q))
@@ -322,34 +330,40 @@ def _mle_squarem(A, h, pi, q, max_iter: int, tol: float):
         for it in range(1, max_iter + 1):
             pi1, q1, r = em_map(pi, q)
             pi2, q2, s = em_map(pi1, q1)
-            evals, new = 2, (u + r + s, pi2, q2, loglik(q2))
+            evals, l2, u2 = 2, loglik(q2), u + r + s
             v = s - r
-            live = np.isfinite(new[0])
-            if not live.all():
+            live = np.isfinite(v)                # False where pi_r has just become 0
+            all_live = live.all()
+            if not all_live:
                 r, v = np.where(live, r, 0.0), np.where(live, v, 0.0)
             sv = pi1 @ (v * v)
             alpha = min(step_max, max(1.0, np.sqrt((pi1 @ (r * r)) / sv))) if sv > 0 else 1.0
+            start = (u2, pi2, q2)                # alpha = 1: pi_2, stabilised as below
             if alpha > 1:
-                ux = u + alpha * (2 * r + alpha * v)
-                if not live.all():
+                ux = alpha * v                   # u_0 + 2 alpha r + alpha^2 v
+                ux += r
+                ux += r
+                ux *= alpha
+                ux += u
+                if not all_live:
                     ux[~live] = -np.inf
-                top = ux.max()
-                px = np.exp(ux - top)
+                ux -= ux.max()
+                px = np.exp(ux)
                 total = px.sum()
                 px /= total
-                ux -= top + np.log(total)
+                ux -= np.log(total)
                 qx = px @ A
-                extrapolated = (ux, px, qx, loglik(qx))
-            else:
-                extrapolated = new
-            if extrapolated[3] >= new[3]:
-                px, qx, s = em_map(*extrapolated[1:3])      # stabilising EM step
+                start = (ux, px, qx) if loglik(qx) >= l2 else None
+            if start is not None:
+                px, qx, s = em_map(*start[1:])   # stabilising EM step
                 evals += 1
-                new = (extrapolated[0] + s, px, qx, loglik(qx))
+                new = (start[0] + s, px, qx, loglik(qx))
                 if alpha == step_max:
                     step_max *= SQUAREM_STEP_FACTOR
-            elif alpha == step_max:
-                step_max = max(1.0, step_max / SQUAREM_STEP_FACTOR)
+            else:                                # monotonicity fallback: two EM steps
+                new = (u2, pi2, q2, l2)
+                if alpha == step_max:
+                    step_max = max(1.0, step_max / SQUAREM_STEP_FACTOR)
             evaluations += evals
             if new[3] >= trace[-1]:
                 u, pi, q = new[:3]
