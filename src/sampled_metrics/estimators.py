@@ -195,9 +195,9 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
     ridge, and SQUAREM's fell short of EM's on a few % of our test histograms (by up to
     1.3e-6). Measured (``workflow/benchmarks/bench_estimators.py``: n = 3706, 6040 users,
     hypergeometric, 4 synthetic recommenders x 20 repeats at m = 99 and 20 at m = 499, CPU
-    time on a loaded 2-core machine): MLE / WMLE at m = 99 ~190 / 160 evaluations of F,
-    0.04 s, against plain EM's ~1,400 / 1,000 iterations, 0.26 / 0.21 s; at m = 499 ~250
-    evaluations, 0.25 s, against ~2,000 / 1,700 iterations, 2.8 / 2.6 s. L above EM's by
+    time on a shared 2-core machine, two runs): MLE / WMLE at m = 99 ~200 / 170 evaluations
+    of F, 0.04 s, against plain EM's ~1,500 / 1,100 iterations, 0.25 / 0.21 s; at m = 499
+    ~250 evaluations, 0.17-0.25 s, against ~2,000 / 1,700 iterations, 2.0-2.8 s. L above EM's by
     1e-6..2e-5 on all 200 histograms; Recall@10 moved by 5e-4 on average (max 3e-3),
     NDCG@10 by 1e-3 (max 7e-3): as much as plain EM's own estimate moves when its tol goes
     from 1e-8 to 8e-9, and far less than the std over repeats (~0.015 MLE, ~0.03 WMLE).
