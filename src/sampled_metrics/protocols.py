@@ -57,17 +57,16 @@ class CandidateTable:
         self.items = np.zeros((b, max(int(self.counts.max(initial=0)), 1)), dtype=dtype)
         r, col = np.nonzero(allowed)
         self.items[r, np.cumsum(allowed, axis=1, dtype=np.int64)[r, col] - 1] = col
-        self._owner = None
 
     def positions(self, m: int, rng: np.random.Generator, replace: bool) -> np.ndarray:
         """(b, m) uniform positions p in 0..c_i-1 per row: independent draws (with
         replacement), or a uniform m-subset (without; needs c_i >= m).
 
-        Without replacement, rows with 2m <= c_i: m draws with replacement, then every
+        Without replacement, rows with 4m <= c_i: m draws with replacement, then every
         repeated value is drawn again, uniformly over 0..c_i-1, until it hits a value not
-        taken yet (a table of taken values makes that test O(1)); values are exchangeable
+        taken yet (a binary search in the sorted first draws); values are exchangeable
         in this process, so the set is a uniform m-subset (its order is not uniform, and
-        does not matter). Rows with 2m > c_i: the m smallest of c_i uniform keys. A uniform
+        does not matter). Rows with 4m > c_i: the m smallest of c_i uniform keys. A uniform
         position is floor(U c_i) with U uniform on [0, 1) in steps of 2^-53: each value has
         probability 1/c_i up to a relative 2^-53 c_i (< 1e-10 for any catalogue here).
         """
@@ -75,8 +74,8 @@ class CandidateTable:
         if replace:
             return _uniform_below(rng, c[:, None], (c.size, m))
         pos = np.empty((c.size, m), dtype=np.int64)
-        dense = np.flatnonzero(2 * m > c)
-        sparse = np.flatnonzero(2 * m <= c)
+        dense = np.flatnonzero(4 * m > c)
+        sparse = np.flatnonzero(4 * m <= c)
         if sparse.size:
             pos[sparse] = self._rejection(rng, sparse, m)
         if dense.size:           # m of c keys: the m smallest of c_i uniform keys
@@ -86,28 +85,31 @@ class CandidateTable:
         return pos
 
     def _rejection(self, rng, rows: np.ndarray, m: int) -> np.ndarray:
-        """Uniform m-subsets of 0..c_i-1 for ``rows`` (2m <= c_i) by redrawing repeats."""
+        """Uniform m-subsets of 0..c_i-1 for ``rows`` (4m <= c_i) by redrawing repeats.
+
+        The first draws are sorted per row, so (row, value) keys are sorted overall and a
+        redraw is tested against them by binary search (no table of the catalogue's size).
+        """
         c = self.counts[rows]
         pos = _uniform_below(rng, c[:, None], (rows.size, m))
-        if self._owner is None:
-            self._owner = np.full(self.items.size, -1, dtype=np.int32)
-        owner = self._owner                     # flat (row, value) -> slot holding it, or -1
+        pos.sort(axis=1)
         width = self.items.shape[1]
-        offsets = (rows * width)[:, None]
-        slot_id = np.arange(pos.size, dtype=np.int32).reshape(pos.shape)
-        owner[offsets + pos] = slot_id          # one slot per distinct value keeps it
-        todo = np.flatnonzero(owner[offsets + pos] != slot_id)   # slots whose value repeats
-        at = todo // m
+        keys = ((np.arange(rows.size) * width)[:, None] + pos).ravel()
+        repeat = np.zeros(keys.size, dtype=bool)
+        repeat[1:] = keys[1:] == keys[:-1]
+        base = keys[~repeat]                       # sorted, distinct
+        todo = np.flatnonzero(repeat)
+        at, added = todo // m, np.zeros(0, dtype=np.int64)
         while todo.size:
             v = _uniform_below(rng, c[at], todo.size)
-            key = rows[at] * width + v
+            key = at * width + v
             ok = np.zeros(key.size, dtype=bool)
             ok[np.unique(key, return_index=True)[1]] = True
-            ok &= owner[key] < 0
-            owner[key[ok]] = todo[ok]
+            hit = np.minimum(np.searchsorted(base, key), base.size - 1)
+            ok &= (base[hit] != key) & ~np.isin(key, added)
+            added = np.concatenate([added, key[ok]])
             pos.reshape(-1)[todo[ok]] = v[ok]
             todo, at = todo[~ok], at[~ok]
-        owner[offsets + pos] = -1
         return pos
 
     def candidate_values(self, values: np.ndarray) -> np.ndarray:

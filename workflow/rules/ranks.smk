@@ -16,7 +16,7 @@ rule ranks:
         sampling=lookup(dpath="study/sampling", within=config),
         fixed_negatives=lookup(dpath="study/fixed_negatives", within=config, default=False),
         seed=config["seed"],
-    threads: 2
+    threads: 1
     conda:
         ENV
     log:
