@@ -99,15 +99,15 @@ class CandidateTable:
         repeat[1:] = keys[1:] == keys[:-1]
         base = keys[~repeat]                       # sorted, distinct
         todo = np.flatnonzero(repeat)
-        at, added = todo // m, np.zeros(0, dtype=np.int64)
+        at, added = todo // m, np.zeros(0, dtype=np.int64)   # ``added``: sorted, distinct
         while todo.size:
             v = _uniform_below(rng, c[at], todo.size)
             key = at * width + v
-            ok = np.zeros(key.size, dtype=bool)
-            ok[np.unique(key, return_index=True)[1]] = True
-            hit = np.minimum(np.searchsorted(base, key), base.size - 1)
-            ok &= (base[hit] != key) & ~np.isin(key, added)
-            added = np.concatenate([added, key[ok]])
+            order = np.argsort(key, kind="stable")
+            ok = np.ones(key.size, dtype=bool)            # first draw of each key this round
+            ok[order[1:]] = key[order[1:]] != key[order[:-1]]
+            ok &= ~_contains(base, key) & ~_contains(added, key)
+            added = np.sort(np.concatenate([added, key[ok]]))
             pos.reshape(-1)[todo[ok]] = v[ok]
             todo, at = todo[~ok], at[~ok]
         return pos
@@ -126,6 +126,14 @@ class CandidateTable:
     def draw(self, m: int, rng: np.random.Generator, replace: bool) -> np.ndarray:
         """(b, m) uniform negatives (item indices) per row, see :meth:`positions`."""
         return self.pick(self.items, self.positions(m, rng, replace)).astype(np.int64)
+
+
+def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each of ``keys`` is in the sorted array ``sorted_keys`` (binary search)."""
+    if sorted_keys.size == 0:
+        return np.zeros(keys.size, dtype=bool)
+    hit = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
+    return sorted_keys[hit] == keys
 
 
 def _uniform_below(rng: np.random.Generator, c, size) -> np.ndarray:

@@ -12,7 +12,8 @@ rule estimates:
         metrics=JIN.get("metrics"),
         estimators=JIN.get("estimators"),
         options=JIN.get("options", {}),
-    threads: 2
+    # one process per job (they run side by side), two for the large mixtures (m > 200)
+    threads: lambda wc: 2 if int(wc.m) > 200 else 1
     conda:
         ENV
     log:

@@ -10,7 +10,7 @@ rule corrections:
     params:
         plan=lambda wc: correction_plan(int(wc.m)),
         n_mode=lookup(dpath="study/n_mode", within=config),
-    threads: 2
+    threads: 1
     conda:
         ENV
     log:

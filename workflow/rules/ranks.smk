@@ -17,6 +17,7 @@ rule ranks:
         fixed_negatives=lookup(dpath="study/fixed_negatives", within=config, default=False),
         seed=config["seed"],
     threads: 1
+    priority: 10  # the longest jobs, on which everything else waits: start them first
     conda:
         ENV
     log:
