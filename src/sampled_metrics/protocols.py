@@ -55,8 +55,10 @@ class CandidateTable:
         self.counts = allowed.sum(axis=1).astype(np.int64)
         dtype = np.int32 if n_items < 2**31 else np.int64
         self.items = np.zeros((b, max(int(self.counts.max(initial=0)), 1)), dtype=dtype)
-        r, col = np.nonzero(allowed)
-        self.items[r, np.cumsum(allowed, axis=1, dtype=np.int64)[r, col] - 1] = col
+        # boolean compression is row-major: row i's allowed items, ascending, fill its
+        # first counts[i] cells
+        self.items[np.arange(self.items.shape[1]) < self.counts[:, None]] = \
+            np.broadcast_to(np.arange(n_items, dtype=dtype), (b, n_items))[allowed]
 
     def positions(self, m: int, rng: np.random.Generator, replace: bool) -> np.ndarray:
         """(b, m) uniform positions p in 0..c_i-1 per row: independent draws (with
