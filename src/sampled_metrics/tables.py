@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 
 from .atomic import atomic_output
 
-__all__ = ["atomic_write_text", "write_csv", "write_json", "render_markdown", "render_latex",
-           "write_table"]
+__all__ = ["atomic_write_text", "write_csv", "write_json", "percent", "render_markdown",
+           "render_latex", "write_table"]
 
 
 def atomic_write_text(path, text: str) -> None:
@@ -25,6 +26,14 @@ def write_csv(df: pd.DataFrame, path, float_format: str = "%.10g") -> None:
 def write_json(obj, path) -> None:
     """``obj`` as indented JSON with sorted keys (byte-identical for equal content)."""
     atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+def percent(mean: float, std: float | None = None) -> str:
+    """A table cell in percent, ``'12.34±0.56'``; the mean alone when there is no spread
+    (exact values, a single repeat)."""
+    if std is None or std == 0 or not math.isfinite(std):
+        return f"{100 * mean:.2f}"
+    return f"{100 * mean:.2f}±{100 * std:.2f}"
 
 
 def _cells(df: pd.DataFrame, float_format: str) -> list[list[str]]:

@@ -22,8 +22,8 @@ from ..estimators import estimate_from_histogram, sampled_rank_histogram
 from ..metrics import parse_metric
 from ..parallel import map_items
 from ..rankfile import read_rank_file
-from ..tables import write_csv, write_table
-from .kdd_study import PER_REPEAT_COLUMNS, _pct, select
+from ..tables import percent, write_csv, write_table
+from .kdd_study import PER_REPEAT_COLUMNS, select, table3_frame
 
 __all__ = ["estimator_label", "estimates_per_repeat", "table2_frame", "winners_frame",
            "estimate_repeats", "tables", "figure"]
@@ -90,9 +90,7 @@ def table2_frame(per_repeat: pd.DataFrame) -> pd.DataFrame:
     """Jin et al. Table 2: mean and std (ddof = 1) over repeats of each value
     (``dataset, recommender, metric, method, mean, std``; std 0 for exact), methods in the
     paper's order (exact, CLS, BV, MLE, WMLE, MES, then BV-derived P(R))."""
-    grouped = per_repeat.groupby(["dataset", "recommender", "metric", "method"], sort=False)
-    out = grouped["value"].agg(["mean", "std"]).reset_index()
-    out.loc[out.method == "exact", "std"] = 0.0
+    out = table3_frame(per_repeat)                     # the same summary as KDD'20 Table 3
     recs = {r: i for i, r in enumerate(dict.fromkeys(per_repeat.recommender))}
     mets = {x: i for i, x in enumerate(dict.fromkeys(per_repeat.metric))}
     out = out.assign(_a=out.recommender.map(recs), _b=out.metric.map(mets),
@@ -149,7 +147,7 @@ def tables(dataset: str, corrections_csv, estimate_csvs, recommenders, metrics,
     t2 = table2_frame(per_repeat)
     keep = [parse_metric(x).name for x in table2_metrics]
     t2 = t2[t2.metric.isin(keep)].reset_index(drop=True)
-    cells = pd.DataFrame({(r, mt): {e: _pct(a, b) for e, a, b in zip(g.method, g["mean"],
+    cells = pd.DataFrame({(r, mt): {e: percent(a, b) for e, a, b in zip(g.method, g["mean"],
                                                                        g["std"])}
                           for (r, mt), g in t2.groupby(["recommender", "metric"], sort=False)}).T
     cells = cells.reset_index().rename(columns={"level_0": "recommender", "level_1": "metric"})

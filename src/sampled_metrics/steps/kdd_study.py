@@ -30,7 +30,7 @@ from ..metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
 from ..rankfile import read_rank_file
 from ..sampling import check_nm, expected_metric_matrix
-from ..tables import write_csv, write_table
+from ..tables import percent, write_csv, write_table
 
 __all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "exact_metric", "per_repeat_frame", "table3_frame", "table4_frame", "rank_buckets",
            "figure6_frame", "correct_repeats", "tables", "figure5", "figure6"]
@@ -205,13 +205,6 @@ def correct_repeats(dataset: str, rank_paths: dict, m: int, metrics, corrections
     return frame
 
 
-def _pct(mean, std=None) -> str:
-    """'12.34±0.56' in percent; the mean alone when there is no spread (exact, one repeat)."""
-    if std is None or std == 0 or not np.isfinite(std):
-        return f"{100 * mean:.2f}"
-    return f"{100 * mean:.2f}±{100 * std:.2f}"
-
-
 def _with_paper(wide: pd.DataFrame, column: str, values, fmt) -> pd.DataFrame:
     """Add the paper's values as ``column`` ('-' where it has none); nothing if it has none."""
     if all(v is None for v in values):
@@ -254,8 +247,8 @@ def tables(dataset: str, per_repeat_csv, recommenders, metrics, corrections, *, 
     ref4 = KDD_TABLE4 if dataset == PAPER_DATASET else {}
     wide3 = _with_paper(pd.DataFrame({
         "recommender": t3.recommender, "metric": t3.metric, "method": t3.method,
-        "ours %": [_pct(a, b) for a, b in zip(t3["mean"], t3["std"])]}), "paper %",
-        [ref3.get(k) for k in zip(t3.recommender, t3.metric, t3.method)], lambda p: _pct(*p))
+        "ours %": [percent(a, b) for a, b in zip(t3["mean"], t3["std"])]}), "paper %",
+        [ref3.get(k) for k in zip(t3.recommender, t3.metric, t3.method)], lambda p: percent(*p))
     write_table(t3, outputs["table3"], wide3, outputs.get("table3_md"),
                 outputs.get("table3_tex"),
                 title=f"Table 3 ({dataset}): exact, sampled (m = {m}) and corrected metrics, "
