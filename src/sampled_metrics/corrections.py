@@ -47,6 +47,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
+from .checks import check_ranks, check_vector
 from .metrics import parse_metric
 from .parallel import map_items
 from .sampling import check_nm, rank_pmf, rank_pmf_band, sampled_metric_weights
@@ -424,15 +425,8 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
 
 def apply_correction(correction_vector, sampled_ranks) -> np.ndarray:
     """M^(r~) for an array of sampled ranks r~ in 1..m+1 (``correction_vector[r~ - 1]``)."""
-    v = np.asarray(correction_vector, dtype=np.float64)
-    s = np.asarray(sampled_ranks)
-    if s.size and not np.issubdtype(s.dtype, np.integer):
-        if not np.all(np.mod(s, 1) == 0):
-            raise ValueError("sampled ranks must be integers")
-        s = s.astype(np.int64)
-    if s.size and (s.min() < 1 or s.max() > v.size):
-        raise ValueError(f"sampled ranks must lie in 1..m+1={v.size}, got "
-                         f"{s.min()}..{s.max()}")
+    v = check_vector("correction vector", correction_vector)
+    s = check_ranks("sampled ranks", sampled_ranks, 1, v.size, hi_name="m+1")
     return v[s - 1]
 
 
