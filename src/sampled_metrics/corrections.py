@@ -47,7 +47,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
-from .checks import check_ranks, check_vector
+from .checks import check_allocation, check_ranks, check_vector
 from .metrics import parse_metric
 from .parallel import map_items
 from .sampling import check_nm, rank_pmf, rank_pmf_band, sampled_metric_weights
@@ -159,6 +159,7 @@ def rank_law_moments(metrics, n: int, m: int, sampling: str = "binomial", prior=
     """
     n, m = check_nm(n, m, sampling)
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
+    check_allocation((2 + len(metric_list)) * n, f"the rank law over the n = {n} items")
     p = _check_prior(prior, n)
     if p is None:
         return _uniform_moments(tuple(x.name for x in metric_list), n, m, sampling, direct)
