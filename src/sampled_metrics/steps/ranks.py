@@ -10,6 +10,7 @@ import numpy as np
 
 from ..datasets import load_split
 from ..evaluation import evaluate
+from ..protocols import check_sample_size
 from ..rankfile import RankFile
 from ..recommenders import make_recommender
 from ..seeds import derive_seed
@@ -73,6 +74,12 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
                              f"user, but the tables ask for m = {sorted(sizes)}; set m to "
                              f"{fixed.shape[1]}")
         sizes = {}
+    n_candidates = split.n_candidates()
+    for m in sizes:  # what only the data can tell, before the (long) fit
+        try:
+            check_sample_size(n_candidates, m, sampling)
+        except ValueError as err:
+            raise ValueError(f"dataset {dataset!r}: {err}") from None
     model = make_recommender(kind, **spec)
     start = time.perf_counter()
     model.fit(split.train)
