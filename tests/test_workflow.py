@@ -14,7 +14,7 @@ pytestmark = pytest.mark.workflow
 
 
 def copy_workflow(dest: Path) -> Path:
-    for item in ("Snakefile", "workflow", "config"):
+    for item in ("Snakefile", "workflow", "config", "profiles"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
     return dest
@@ -176,4 +176,4 @@ def test_invalid_config_is_rejected(tmp_path):
     (wd / "config/test.yaml").write_text(typo)
     proc = snakemake(wd, "-n")
     assert proc.returncode != 0
-    assert "dataset 'synthetic': unknown key 'n_user'" in proc.stderr + proc.stdout
+    assert "config key datasets.synthetic: unknown key 'n_user'" in proc.stderr + proc.stdout

@@ -309,14 +309,14 @@ def _check_jin(config) -> None:
         _each(config, ("jin", key), _metric)
     _each(config, ("jin", "corrections"), _correction)
     options = jin.get("options") or {}
-    for key in (("estimators",), ("figure2", "estimators"), ("figure3", "estimators")):
-        _each(config, ("jin", *key),
-              lambda name: parse_estimator(name, **options.get(str(name).split("_")[0], {})))
     for name, opts in options.items():
         try:
             parse_estimator(name, **({"gamma": 0.1} if name == "bv" else {}), **opts)
         except ValueError as err:
             raise ConfigError(f"config key jin.options.{name}: {str(err)[:180]}") from None
+    for key in (("estimators",), ("figure2", "estimators"), ("figure3", "estimators")):
+        _each(config, ("jin", *key),
+              lambda name: parse_estimator(name, **options.get(str(name).split("_")[0], {})))
 
 
 def _check_toy(config) -> None:

@@ -54,7 +54,7 @@ def _check_text(path: Path, shown: str, what: str) -> None:
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as err:
-        if err.start < len(head) - 4:  # not just a character cut at the sniff boundary
+        if len(head) < _SNIFF or err.start < len(head) - 4:  # not a character cut at the end
             raise ValueError(f"{shown}: not UTF-8 text (byte {err.start}), expected a text "
                              f"file of {what}s") from None
 
@@ -88,9 +88,10 @@ def _first_bad_line(path: Path, shown: str, what: str, column: str | None) -> Va
 
 def _chunks(path: Path, column: str | None):
     if column is None:
-        return pd.read_csv(path, header=None, names=["value"], comment="#",
+        # a second column catches lines with two fields (pandas would index by the first)
+        return pd.read_csv(path, header=None, names=["value", "extra"], comment="#",
                            skip_blank_lines=True, dtype=np.float64, chunksize=CHUNK,
-                           encoding="utf-8-sig", skipinitialspace=True)
+                           encoding="utf-8-sig", skipinitialspace=True, index_col=False)
     return pd.read_csv(path, usecols=[column], dtype={column: np.float64}, chunksize=CHUNK,
                        encoding="utf-8-sig", skipinitialspace=True)
 
@@ -114,6 +115,8 @@ def read_integers(path, lo: int, hi: int, what: str, column: str | None = None,
     try:
         for chunk in _chunks(path, column):
             values = chunk.iloc[:, 0].to_numpy()
+            if column is None and chunk["extra"].notna().any():
+                raise _first_bad_line(path, shown, what, column)
             bad = ~np.isfinite(values) | (values != np.floor(values)) | (values < lo) | (
                 values > hi)
             if bad.any():
