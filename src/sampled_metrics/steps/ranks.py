@@ -80,6 +80,11 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
             check_sample_size(n_candidates, m, sampling)
         except ValueError as err:
             raise ValueError(f"dataset {dataset!r}: {err}") from None
+        if n_candidates.size and n_candidates.min() <= m:  # the corrections need n_u > m
+            raise ValueError(f"dataset {dataset!r}: {int((n_candidates <= m).sum())} users "
+                             f"have n_u <= m = {m} candidates (smallest n_u: "
+                             f"{int(n_candidates.min())}); the corrections need n_u > m: use "
+                             f"a smaller m or drop those users")
     model = make_recommender(kind, **spec)
     start = time.perf_counter()
     model.fit(split.train)
