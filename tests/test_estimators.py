@@ -372,3 +372,53 @@ def test_mes_banded_hessian_has_the_same_optimum(law, m):
 def test_bad_solver_options_raise_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+# --- EM schedule (epochs) and WMLE readings (Jin et al. as their code runs them) ----------
+
+def test_epochs_is_exactly_n_plain_em_steps_from_uniform():
+    n, m = 300, 19
+    _, s = simulate(n, m, "binomial", 2000)
+    h = sampled_rank_histogram(s, m)
+    A = mixture_matrix(n, m, "binomial")
+    pi = np.full(n, 1 / n)
+    for _ in range(7):                       # eq. 21 written out
+        pi = pi * (A @ (h / (pi @ A)))
+        pi /= pi.sum()
+    got, info = mle(h, n, m, epochs=7)
+    assert np.allclose(got, pi, rtol=1e-12, atol=1e-15)
+    assert info["iterations"] == 7 and info["solver"] == "em"
+    assert np.array_equal(estimate_rank_distribution(s, n, m, "mle-e7", epochs=7), got)
+
+
+def test_epochs_excludes_stopping_options():
+    for opts in ({"epochs": 5, "tol": 1e-6}, {"epochs": 5, "solver": "squarem"},
+                 {"epochs": 0}, {"epochs": True}):
+        with pytest.raises(ValueError):
+            estimate_rank_distribution([1, 2, 3], 100, 10, "mle", **opts)
+
+
+def test_zero_based_weights_are_the_metric_of_the_shifted_rank():
+    s = np.arange(1, 101)
+    assert np.allclose(weight_function("ndcg", 10, zero_based=True)(s),
+                       1 / np.log2((s - 1) / 10 + 2))
+    assert np.allclose(weight_function("ap", 10, zero_based=True)(s), 10 / (s - 1 + 10))
+
+
+def test_wmle_detilt_undoes_the_tilt_of_the_printed_fit():
+    from sampled_metrics.estimators import expected_weights, wmle
+    n, m = 300, 19
+    _, s = simulate(n, m, "binomial", 3000)
+    h = sampled_rank_histogram(s, m)
+    w = weight_function("ndcg", 10)
+    printed, _ = wmle(h, n, m)
+    detilt, info = wmle(h, n, m, reading="detilt")
+    wbar = mixture_matrix(n, m, "binomial") @ w(np.arange(1, m + 2))
+    assert np.allclose(expected_weights(w, n, m), wbar)
+    assert np.allclose(detilt, printed / wbar / (printed / wbar).sum())
+    assert info["reading"] == "detilt" and detilt.sum() == pytest.approx(1)
+    # the printed reading moves mass to small ranks; de-tilting moves it back (toward MLE)
+    plain = mle(h, n, m)[0]
+    assert plain[:10].sum() < detilt[:10].sum() < printed[:10].sum()
+    with pytest.raises(ValueError):
+        wmle(h, n, m, reading="tilted")

@@ -237,3 +237,28 @@ def test_negative_and_tie_streams_differ_for_the_same_seed():
     assert not np.array_equal(draw_negatives(split, 5, 0, 0), draw_negatives(split, 5, 1, 0))
     assert not np.array_equal(draw_negatives(split, 5, 0, 0),
                               draw_negatives(split, 6, 0, 0)[:, :5])
+
+
+def test_all_items_protocol_ranks_among_every_item_with_binomial_law():
+    """Jin et al.'s protocol: exact rank among all items (training items included),
+    negatives uniform with replacement over all items but the held-out one, so that
+    E[r~ - 1] = m (r - 1)/(n - 1) (their eq. 16-17), checked within 4 SE."""
+    split = random_split(n_users=400, n_items=40, density=0.4, seed=3)
+    table = np.random.default_rng(5).random((split.n_users, split.n_items))
+    model = TableModel(table).fit(split.train)
+    m, reps = 20, 50
+    ev = evaluate(model, split, {m: reps}, tie="pessimistic", sampling="binomial", seed=9,
+                  candidates="all")
+    s_test = table[split.users, split.test_items]
+    want = 1 + (table[split.users] > s_test[:, None]).sum(axis=1)
+    assert np.array_equal(ev.ranks, want)
+    assert np.all(ev.n_candidates == split.n_items)
+    unseen = evaluate(model, split, tie="pessimistic")
+    assert np.all(unseen.ranks <= ev.ranks) and np.any(unseen.ranks < ev.ranks)
+    theta = (ev.ranks - 1) / (split.n_items - 1)
+    dev = (ev.sampled[m] - 1 - m * theta).mean(axis=0)          # per user, over repeats
+    se = np.sqrt(m * theta * (1 - theta) / reps)
+    z = dev.sum() / np.sqrt((se ** 2).sum())
+    assert abs(z) < 4
+    with pytest.raises(ValueError, match="candidates"):
+        evaluate(model, split, candidates="seen")

@@ -233,12 +233,16 @@ def _recommender_refs(config, path) -> None:
 def _check_recommenders(config) -> None:
     import inspect
 
-    from .recommenders import KINDS
+    from .recommenders import KINDS, NEURAL_KINDS, torch_available
     for name, spec in (config.get("recommenders") or {}).items():
         params = {k: v for k, v in spec.items() if k != "model"}
         kind = spec.get("model")
         if kind not in KINDS:
             continue  # the schema reports it
+        if kind in NEURAL_KINDS and name in _used_recommenders(config) \
+                and not torch_available():
+            raise ConfigError(f"config key recommenders.{name}: model {kind!r} needs PyTorch, "
+                              f"which is not installed: pip install 'sampled-metrics[neural]'")
         signature = inspect.signature(KINDS[kind])
         allowed = [p for p in signature.parameters if p != "self"]
         unknown = sorted(set(params) - set(allowed))
@@ -249,6 +253,16 @@ def _check_recommenders(config) -> None:
             KINDS[kind](**params)
         except (ValueError, TypeError) as err:
             raise ConfigError(f"config key recommenders.{name}: {str(err)[:180]}") from None
+
+
+def _used_recommenders(config) -> set:
+    """Names of the recommenders some table or figure ranks."""
+    used = set((config.get("study") or {}).get("recommenders") or [])
+    jin = config.get("jin") or {}
+    if jin.get("enabled"):
+        used |= set(jin.get("recommenders") or [])
+        used |= {(jin.get(f) or {}).get("recommender") for f in ("figure1", "figure3")}
+    return used
 
 
 def _item_counts(config) -> dict:
@@ -305,6 +319,17 @@ def _check_jin(config) -> None:
     from .estimators import parse_estimator
     _recommender_refs(config, ("jin", "recommenders"))
     _recommender_refs(config, ("jin", "figure3", "recommender"))
+    if "figure1" in jin:
+        _recommender_refs(config, ("jin", "figure1", "recommender"))
+    known = config.get("datasets") or {}
+    for i, dataset in enumerate(jin.get("datasets") or []):
+        if dataset not in known:
+            raise ConfigError(f"config key jin.datasets[{i}]: {dataset!r} is not defined in "
+                              f"'datasets' (defined: {', '.join(map(str, known)) or 'none'})")
+    for dataset in config.get("protocols") or {}:
+        if dataset not in known:
+            raise ConfigError(f"config key protocols.{dataset}: not a dataset defined in "
+                              f"'datasets' (defined: {', '.join(map(str, known)) or 'none'})")
     for key in ("metrics", "table2_metrics"):
         _each(config, ("jin", key), _metric)
     _each(config, ("jin", "corrections"), _correction)
@@ -314,7 +339,8 @@ def _check_jin(config) -> None:
             parse_estimator(name, **({"gamma": 0.1} if name == "bv" else {}), **opts)
         except ValueError as err:
             raise ConfigError(f"config key jin.options.{name}: {str(err)[:180]}") from None
-    for key in (("estimators",), ("figure2", "estimators"), ("figure3", "estimators")):
+    for key in (("estimators",), ("figure1", "estimators"), ("figure2", "estimators"),
+                ("figure3", "estimators")):
         _each(config, ("jin", *key),
               lambda name: parse_estimator(name, **options.get(str(name).split("_")[0], {})))
 

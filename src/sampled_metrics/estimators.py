@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import time
 from functools import lru_cache
 
@@ -36,7 +37,8 @@ from .corrections import _check_prior, _solve_bv, parse_correction, rank_law_mom
 from .metrics import parse_metric
 from .sampling import check_nm, rank_pmf
 
-__all__ = ["sampled_rank_histogram", "mixture_matrix", "mle", "weight_function", "mes",
+__all__ = ["sampled_rank_histogram", "mixture_matrix", "mle", "weight_function", "wmle",
+           "WMLE_READINGS", "expected_weights", "mes",
            "mes_kkt_residual", "bv_distribution", "MLE_SOLVERS", "estimate_rank_distribution",
            "estimate_from_histogram", "parse_estimator",
            "metric_from_distribution", "ESTIMATORS"]
@@ -119,30 +121,84 @@ def _mixture_matrix(n: int, m: int, sampling: str) -> np.ndarray:
     return A
 
 
-def weight_function(kind: str = "ndcg", C: float = 10):
+def weight_function(kind: str = "ndcg", C: float = 10, zero_based: bool = False):
     """Weights of the weighted MLE on sampled ranks (Jin et al. after eq. 23).
 
-    ``'ndcg'``: w(r~) = M_NDCG(r~/C) = 1 / log2(r~/C + 1);
-    ``'ap'``:   w(r~) = M_AP(r~/C) = C / r~;
-    ``'none'``: w(r~) = 1 (plain MLE).
+    ``'ndcg'``: w(r~) = M_NDCG(x) = 1 / log2(x + 1);
+    ``'ap'``:   w(r~) = M_AP(x) = 1 / x;
+    ``'none'``: w(r~) = 1 (plain MLE);
 
-    C > 0 slows the decay (Jin et al. use C > 1). Returns a vectorised function of r~.
+    at x = r~/C as printed (w(1) = 1/log2(1.1) = 7.3 and w(100) = 0.29 for NDCG, C = 10:
+    a 25-fold tilt), or, ``zero_based=True``, at x = (r~ - 1)/C + 1, the metric of the
+    0-based sampled rank r~ - 1 (as the authors' code stores ranks) scaled by C and shifted
+    to the metric's domain, so that w(1) = M(1) = 1 (NDCG, C = 10: w(100) = 0.28, a 3.6-fold
+    tilt). C > 0 slows the decay (Jin et al. use C > 1). Returns a vectorised function of r~.
     """
     if kind not in ("ndcg", "ap", "none"):
         raise ValueError(f"unknown weight kind {kind!r}; expected 'ndcg', 'ap' or 'none'")
     C = float(C)
     if not (np.isfinite(C) and C > 0):
         raise ValueError(f"weight constant C must be positive, got {C}")
+    shift = 1.0 - 1.0 / C if zero_based else 0.0
+
+    def argument(s):
+        return np.asarray(s, dtype=np.float64) / C + shift
     if kind == "ndcg":
-        return lambda s: 1.0 / np.log2(np.asarray(s, dtype=np.float64) / C + 1.0)
+        return lambda s: 1.0 / np.log2(argument(s) + 1.0)
     if kind == "ap":
-        return lambda s: C / np.asarray(s, dtype=np.float64)
+        return lambda s: 1.0 / argument(s)
     return lambda s: np.ones(np.shape(s))
+
+
+#: Readings of Jin et al.'s weighted MLE (see :func:`wmle`).
+WMLE_READINGS = ("printed", "zero_based", "detilt")
+
+
+def expected_weights(weights, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+    """w_bar(r) = E[w(r~) | r] = sum_{r~} p(r~ | r) w(r~), r = 1..n: the factor by which
+    weighting the sampled ranks scales the share of users of true rank r."""
+    n, m = check_nm(n, m, sampling)
+    w = weights(np.arange(1, m + 2)) if callable(weights) else np.asarray(weights, float)
+    return mixture_matrix(n, m, sampling) @ np.asarray(w, dtype=np.float64)
+
+
+def wmle(hist, n: int, m: int, sampling: str = "binomial", weight: str = "ndcg",
+         C: float = 10, reading: str = "printed", **mle_options) -> tuple[np.ndarray, dict]:
+    """Weighted MLE of P(r) (Jin et al. eq. 22-23) under one of three readings.
+
+    ``'printed'``: eq. 22-23 as printed, :func:`mle` with w(r~) = M(r~/C). Its fixed point
+    fits A^T pi to the tilted histogram h ~ P~ w, i.e. estimates the rank distribution of
+    the users re-weighted by w_bar(r) (:func:`expected_weights`), not P(r): mass moves to
+    small ranks by a factor ~ w_bar(1)/w_bar(n).
+
+    ``'zero_based'``: the same with the weights of 0-based sampled ranks,
+    w(r~) = M((r~ - 1)/C + 1) (:func:`weight_function`): a milder tilt, same bias in kind.
+
+    ``'detilt'``: the printed fit pi_w, then the tilt undone on the true ranks,
+
+        P^(r) = (pi_w(r) / w_bar(r)) / sum_s (pi_w(s) / w_bar(s)),
+
+    exact if the tilted histogram were the mixture of pi_w (w_bar(r) p_w(r~|r) =
+    p(r~|r) w(r~) with p_w the tilted kernel, which differs from p(.|r) only within its
+    width). A weighted estimator of P(r) itself: the weights only change which sampled
+    ranks drive the fit.
+
+    ``mle_options``: those of :func:`mle` (max_iter, tol, init, solver, epochs).
+    """
+    if reading not in WMLE_READINGS:
+        raise ValueError(f"unknown WMLE reading {reading!r}; expected one of "
+                         f"{', '.join(WMLE_READINGS)}")
+    w = weight_function(weight, C, zero_based=reading == "zero_based")
+    pi, info = mle(hist, n, m, sampling, weights=w, **mle_options)
+    if reading == "detilt":
+        pi = pi / expected_weights(w, n, m, sampling)
+        pi /= pi.sum()
+    return pi, {**info, "reading": reading}
 
 
 def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         max_iter: int = 10_000, tol: float | None = None, init=None,
-        solver: str = "squarem") -> tuple[np.ndarray, dict]:
+        solver: str | None = None, epochs: int | None = None) -> tuple[np.ndarray, dict]:
     """(Weighted) maximum likelihood P^ on the histogram (Jin et al. eq. 19-23, 29).
 
     With h(r~) = P~(r~) w(r~) / sum_s P~(s) w(s) (w = 1: plain MLE), maximises the
@@ -223,7 +279,16 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         all). Default ``MLE_TOL[solver]``: 1e-8 for 'em', 8e-9 for 'squarem'.
     init : array of length n, optional
         Starting pi (normalised here); uniform 1/n by default. Zeros stay zero.
-    solver : {'squarem', 'em'}
+    solver : {'squarem', 'em'}, optional
+        Default 'squarem', or 'em' with ``epochs``.
+    epochs : int, optional
+        The EM schedule. None (default): run to convergence as above. An integer N: exactly
+        N plain EM steps pi_k = F(pi_{k-1}) from ``init`` and no stopping rule (``solver``
+        'em' or left out; ``max_iter`` and ``tol`` unused): the
+        schedule of Jin et al.'s code (100 epochs from the uniform start in their MLE
+        notebook, AAAI'23 repository). Stopping early regularises: from the uniform start,
+        EM first fits the coarse shape of P(r) and only later its fine structure along the
+        flat directions of L, where the estimate over-fits the histogram's noise.
 
     Returns
     -------
@@ -234,9 +299,19 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         ``iterations``, ``evaluations`` (of F), ``converged``, ``seconds``, ``solver``.
     """
     n, m = check_nm(n, m, sampling)
+    if solver is None:
+        solver = "em" if epochs is not None else "squarem"
     if solver not in MLE_SOLVERS:
         raise ValueError(f"unknown MLE solver {solver!r}; expected one of "
                          f"{', '.join(MLE_SOLVERS)}")
+    if epochs is not None:
+        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
+            raise ValueError(f"epochs (number of EM steps) must be an integer >= 1, got "
+                             f"{epochs!r}")
+        if solver != "em":
+            raise ValueError(f"epochs={epochs} runs a fixed number of plain EM steps; "
+                             f"solver {solver!r} does not apply (leave it out or use 'em')")
+        max_iter, tol = int(epochs), 0.0
     h = _check_hist(hist, m)
     if weights is not None:
         w = np.asarray(weights(np.arange(1, m + 2)) if callable(weights) else weights,
@@ -262,8 +337,10 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         raise ValueError("init gives probability 0 to an observed sampled rank")
     start = time.perf_counter()
     if solver == "em":
-        pi, trace, it, converged = _mle_em(A, h, obs, pi, q, max_iter, tol)
+        pi, trace, it, converged = _mle_em(A, h, obs, pi, q, max_iter,
+                                           -1.0 if epochs is not None else tol)
         evaluations = it
+        converged = converged or epochs is not None
     else:
         A_obs = A if obs.all() else np.ascontiguousarray(A[:, obs])
         pi, trace, it, evaluations, converged = _mle_squarem(A_obs, h[obs], pi, q[obs],
@@ -274,7 +351,8 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         "%.2f s", solver, n, m, sampling, it, evaluations, trace[-1],
         "converged" if converged else f"NOT converged (tol {tol:g})", seconds)
     return pi, {"loglik": np.array(trace), "iterations": it, "evaluations": evaluations,
-                "converged": converged, "seconds": seconds, "solver": solver}
+                "converged": converged, "seconds": seconds, "solver": solver,
+                "epochs": epochs}
 
 
 def _em_pass(A, pi, ratio, rows: int, out) -> tuple[np.ndarray, np.ndarray]:
@@ -585,8 +663,8 @@ def bv_distribution(hist, n: int, m: int, gamma: float, sampling: str = "binomia
     return out / n if p is None else out * p
 
 
-_OPTIONS = {"mle": ("max_iter", "tol", "init", "solver"),
-            "wmle": ("weight", "C", "max_iter", "tol", "init", "solver"),
+_OPTIONS = {"mle": ("max_iter", "tol", "init", "solver", "epochs"),
+            "wmle": ("weight", "C", "reading", "max_iter", "tol", "init", "solver", "epochs"),
             "mes": ("eta", "max_iter", "tol"), "bv": ("gamma", "prior")}
 
 
@@ -601,9 +679,16 @@ def estimate_rank_distribution(sampled_ranks, n: int, m: int, method: str,
 
 def parse_estimator(method: str, **options) -> tuple[str, dict]:
     """Validate a P(R) estimation method and its options: ('mle' | 'wmle' | 'mes' | 'bv',
-    options), with ``bv_<gamma>`` turned into ('bv', {'gamma': gamma, ...}). One-line
-    ValueError for an unknown method or option, or bv without gamma."""
+    options), with ``bv_<gamma>`` turned into ('bv', {'gamma': gamma, ...}). A label after a
+    dash names a variant (``mle-e100``, ``wmle-detilt``: the method before the dash, with
+    the options given for that label). One-line ValueError for an unknown method or
+    option, or bv without gamma."""
     name = method.strip().lower() if isinstance(method, str) else method
+    if isinstance(name, str) and "-" in name:
+        name, label = name.split("-", 1)
+        if not re.fullmatch(r"[a-z0-9_.]+", label):
+            raise ValueError(f"estimator variant {method!r}: the label after '-' must be "
+                             f"lower-case letters, digits, '_' or '.'")
     if isinstance(name, str) and name.startswith("bv_"):
         options = {**options, "gamma": parse_correction(name, options.get("gamma"))[1]}
         name = "bv"
@@ -614,6 +699,11 @@ def parse_estimator(method: str, **options) -> tuple[str, dict]:
     if unknown:
         raise ValueError(f"method {name!r} takes no option(s) {', '.join(unknown)}; allowed: "
                          f"{', '.join(_OPTIONS[name])}")
+    if "epochs" in options and options["epochs"] is not None:
+        clash = sorted({"max_iter", "tol"} & set(options))
+        if clash or options.get("solver", "em") != "em":
+            raise ValueError(f"method {name!r}: epochs (a fixed EM schedule) excludes "
+                             f"{', '.join(clash) or 'solver ' + repr(options['solver'])}")
     if name == "bv" and "gamma" not in options:
         raise ValueError("method 'bv' needs gamma, e.g. gamma=0.1 or method='bv_0.1'")
     return name, dict(options)
@@ -630,8 +720,9 @@ def estimate_from_histogram(hist, n: int, m: int, method: str, sampling: str = "
     method : {'mle', 'wmle', 'mes', 'bv'} (or 'bv_<gamma>')
     sampling : {'binomial', 'hypergeometric'}
     **options
-        mle: ``max_iter``, ``tol``, ``init``, ``solver`` (see :func:`mle`); wmle: also
-        ``weight`` ('ndcg' default, 'ap', 'none') and ``C`` (10) (see :func:`weight_function`);
+        mle: ``max_iter``, ``tol``, ``init``, ``solver``, ``epochs`` (see :func:`mle`);
+        wmle: also ``weight`` ('ndcg' default, 'ap', 'none'), ``C`` (10) and ``reading``
+        ('printed' default, 'zero_based', 'detilt') (see :func:`wmle`);
         mes: ``eta`` (0.001), ``max_iter``, ``tol``; bv: ``gamma`` (required), ``prior``.
         Any other option raises ValueError.
 
@@ -646,7 +737,7 @@ def estimate_from_histogram(hist, n: int, m: int, method: str, sampling: str = "
     if name == "mes":
         return mes(hist, n, m, sampling, **options)[0]
     if name == "wmle":
-        options["weights"] = weight_function(options.pop("weight", "ndcg"), options.pop("C", 10))
+        return wmle(hist, n, m, sampling, **options)[0]
     return mle(hist, n, m, sampling, **options)[0]
 
 

@@ -37,6 +37,7 @@ that matter.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass
@@ -51,13 +52,16 @@ from .metrics import parse_metric
 from .protocols import BLOCK_USERS, CandidateTable, check_sample_size
 from .seeds import generator
 
-__all__ = ["TIES", "DEFAULT_TIE", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",
+__all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",
            "sampled_ranks", "evaluate", "rank_all", "mean_metrics"]
 
 log = logging.getLogger(__name__)
 
 TIES = ("pessimistic", "optimistic", "average", "random", "random_per_ranking")
 DEFAULT_TIE = "random_per_ranking"
+#: Candidate sets: ``unseen`` (items outside H_u, KDD'20 and NCF) or ``all`` (every item,
+#: the user's training items included, as Jin et al.'s code ranks and samples).
+CANDIDATES = ("unseen", "all")
 
 
 def tie_keys(seed: int, block: int, shape) -> np.ndarray:
@@ -230,7 +234,8 @@ def _rank_dtype(m: int):
 
 def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None, *,
              tie: str = DEFAULT_TIE, sampling: str = "hypergeometric", seed: int = 0,
-             fixed_negatives: np.ndarray | None = None) -> Evaluation:
+             fixed_negatives: np.ndarray | None = None,
+             candidates: str = "unseen") -> Evaluation:
     """Exact ranks and the sampled ranks of every (m, repeat), scoring each user once.
 
     For each draw block of :data:`~sampled_metrics.protocols.BLOCK_USERS` users the model's
@@ -253,6 +258,12 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
         Seed of the negatives and tie draws (derive it from the dataset, see
         :mod:`sampled_metrics.seeds`).
     fixed_negatives : int array (U, K), optional
+    candidates : {'unseen', 'all'}
+        The items the held-out item is ranked among, for the exact rank and the draws of
+        negatives: those outside the user's training set H_u (default, n_u = |I| - |H_u|)
+        or all items (n_u = |I| for everyone; with ``sampling='binomial'`` the negatives are
+        then uniform with replacement over all items but the held-out one, Jin et al.'s
+        protocol as their code draws it, and r~ | r follows their eq. 16-17 exactly).
 
     Returns
     -------
@@ -261,6 +272,11 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
         same pass.
     """
     _check_tie(tie)
+    if candidates not in CANDIDATES:
+        raise ValueError(f"candidates must be one of {', '.join(CANDIDATES)}, got "
+                         f"{candidates!r}")
+    if candidates == "all":       # no item is excluded: an empty H_u for the ranking
+        split = dataclasses.replace(split, train=sp.csr_matrix(split.train.shape))
     sizes = {int(m): int(r) for m, r in (sample_sizes or {}).items() if int(r) > 0}
     n = split.users.size
     n_cand = split.n_candidates().astype(np.int64)

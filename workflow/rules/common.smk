@@ -107,6 +107,31 @@ def get_estimates(kind, m, recommenders):
     return files
 
 
+def dataset_protocol(dataset):
+    """Candidates and law of the negatives of a dataset's rank files: the study's
+    (items outside the training set, study.sampling) unless config ``protocols`` names the
+    dataset (e.g. Jin et al.'s: all items, negatives with replacement)."""
+    default = {"candidates": "unseen", "sampling": STUDY.get("sampling", "hypergeometric")}
+    return {**default, **config.get("protocols", {}).get(dataset, {})}
+
+
+def jin_figures():
+    """Numbers of Jin et al.'s figures the config asks for (Figure 1 if jin.figure1)."""
+    return [1, 2, 3] if "figure1" in JIN else [2, 3]
+
+
+def jin_datasets():
+    """Datasets of Jin et al.'s tables and figures: jin.datasets, else the study's."""
+    datasets = JIN.get("datasets", study_datasets())
+    unknown = [d for d in datasets if d not in config.get("datasets", {})]
+    if unknown:
+        raise ValueError(
+            f"jin.datasets names {unknown} but config 'datasets' defines only "
+            f"{sorted(config.get('datasets', {}))}"
+        )
+    return datasets
+
+
 def main_dataset():
     datasets = study_datasets()
     return datasets[0] if datasets else "none"
@@ -139,9 +164,9 @@ def jin_targets():
     if not JIN:
         return []
     out = []
-    for d in study_datasets():
+    for d in jin_datasets():
         out += expand("results/{d}/jin_table{i}.{ext}", d=d, i=[2, 4], ext=["csv", "md", "tex"])
-        out += expand("figures/{d}/jin_figure{i}.{ext}", d=d, i=[2, 3], ext=["pdf", "png"])
+        out += expand("figures/{d}/jin_figure{i}.{ext}", d=d, i=jin_figures(), ext=["pdf", "png"])
     if study_datasets():
-        out += expand("figures/jin_figure{i}.{ext}", i=[2, 3], ext=["pdf", "png"])
+        out += expand("figures/jin_figure{i}.{ext}", i=jin_figures(), ext=["pdf", "png"])
     return out

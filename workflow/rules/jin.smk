@@ -96,3 +96,30 @@ rule jin_figure3:
         "logs/benchmarks/{dataset}/jin_figure3.tsv"
     script:
         "../scripts/jin_figure.py"
+
+
+rule jin_figure1:
+    input:
+        unpack(
+            lambda wc: {
+                JIN["figure1"]["recommender"]: f"results/{wc.dataset}/m{JIN['m']}/estimates/{JIN['figure1']['recommender']}_pmf.npz"
+            }
+        ),
+    output:
+        pdf="figures/{dataset}/jin_figure1.pdf",
+        png=report("figures/{dataset}/jin_figure1.png", caption="../report/jin_figure1.rst", category="Jin et al.", subcategory="{dataset}"),
+        data="results/{dataset}/jin_figure1.csv",
+    params:
+        fig=JIN.get("figure1"),
+        title=lambda wc: (
+            f"Jin et al. Figure 1 ({wc.dataset}, m = {JIN['m']}, recommender "
+            f"{JIN['figure1']['recommender']}): learned P(R)"
+        ),
+    conda:
+        ENV
+    log:
+        "logs/{dataset}/jin_figure1.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/jin_figure1.tsv"
+    script:
+        "../scripts/jin_figure.py"

@@ -94,7 +94,7 @@ rule paper_figure:
     output:
         "figures/{name}.{ext}",
     wildcard_constraints:
-        name="figure5|figure6|jin_figure2|jin_figure3",
+        name="figure5|figure6|jin_figure1|jin_figure2|jin_figure3",
         ext="pdf|png",
     conda:
         ENV

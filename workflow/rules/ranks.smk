@@ -13,7 +13,8 @@ rule ranks:
         model=lambda wc: recommender_spec(wc.recommender),
         sample_sizes=lambda wc: sample_sizes(wc.recommender),
         tie=lookup(dpath="study/tie", within=config),
-        sampling=lookup(dpath="study/sampling", within=config),
+        sampling=lambda wc: dataset_protocol(wc.dataset)["sampling"],
+        candidates=lambda wc: dataset_protocol(wc.dataset)["candidates"],
         fixed_negatives=lookup(dpath="study/fixed_negatives", within=config, default=False),
         seed=config["seed"],
     threads: 1

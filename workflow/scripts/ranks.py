@@ -6,4 +6,5 @@ with script_logging(snakemake):
     rank_recommender(snakemake.input[0], snakemake.wildcards.recommender, p.model,
                      snakemake.output[0], dataset=snakemake.wildcards.dataset, seed=p.seed,
                      sample_sizes=p.sample_sizes, tie=p.tie, sampling=p.sampling,
-                     fixed_negatives=p.fixed_negatives, threads=snakemake.threads)
+                     fixed_negatives=p.fixed_negatives, threads=snakemake.threads,
+                     candidates=p.candidates)

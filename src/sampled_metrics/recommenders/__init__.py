@@ -1,5 +1,5 @@
-"""Recommenders X (iALS), Y and Z (item-based CF) of KDD'20 and EASE (Jin et al.), one
-interface.
+"""Recommenders X (iALS), Y and Z (item-based CF) of KDD'20, EASE, NeuMF and MultiVAE
+(Jin et al.; the last two need the ``neural`` extra), one interface.
 
 ``fit(train_csr) -> self``; ``score(users)`` -> (len(users), n_items) float64;
 ``score_blocks(users, block_size)`` yields ``(user_block, scores)``.
@@ -8,11 +8,15 @@ from .base import Recommender, check_train
 from .ials import IALS, paper_loss
 from .ease import EASE
 from .itemknn import ItemKNN, topk_mask
+from .neural import MultiVAE, NeuMF, torch_available
 
 __all__ = ["Recommender", "IALS", "ItemKNN", "EASE", "paper_loss", "topk_mask", "check_train",
-           "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender"]
+           "NeuMF", "MultiVAE",
+           "torch_available", "NEURAL_KINDS", "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender"]
 
-KINDS = {"ials": IALS, "itemknn": ItemKNN, "ease": EASE}
+KINDS = {"ials": IALS, "itemknn": ItemKNN, "ease": EASE, "neumf": NeuMF, "multivae": MultiVAE}
+#: Kinds that need the optional PyTorch extra (``pip install 'sampled-metrics[neural]'``).
+NEURAL_KINDS = ("neumf", "multivae")
 
 #: The paper's recommenders (appendix Sec. 9); ItemKNN's other defaults are the readings of
 #: eq. 27-30 that reproduce Table 3 (see :mod:`.itemknn`).
@@ -24,8 +28,8 @@ PAPER_RECOMMENDERS = {
 
 
 def make_recommender(kind: str, **params) -> Recommender:
-    """Construct a recommender by kind name (``'ials'``, ``'itemknn'`` or ``'ease'``) and
-    parameters."""
+    """Construct a recommender by kind name (``'ials'``, ``'itemknn'``, ``'ease'``,
+    ``'neumf'``, ``'multivae'``) and parameters."""
     if kind not in KINDS:
         raise ValueError(f"unknown recommender kind {kind!r}; expected one of {sorted(KINDS)}")
     try:

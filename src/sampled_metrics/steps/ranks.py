@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 
 def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dataset: str,
                      seed: int, sample_sizes: dict, tie: str, sampling: str,
-                     fixed_negatives: bool = False, threads: int = 1) -> dict:
+                     fixed_negatives: bool = False, threads: int = 1,
+                     candidates: str = "unseen") -> dict:
     """Fit ``recommender`` on the training set and write its rank file to ``out``.
 
     Parameters
@@ -47,6 +48,9 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
         number per user.
     threads : int
         Threads of the model fit.
+    candidates : {'unseen', 'all'}
+        Rank among the items outside the user's training set (KDD'20) or among all items
+        (Jin et al.'s code); see :func:`sampled_metrics.evaluation.evaluate`.
 
     Returns
     -------
@@ -74,7 +78,8 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
                              f"user, but the tables ask for m = {sorted(sizes)}; set m to "
                              f"{fixed.shape[1]}")
         sizes = {}
-    n_candidates = split.n_candidates()
+    n_candidates = (split.n_candidates() if candidates != "all"
+                    else np.full(split.users.size, split.n_items, dtype=np.int64))
     for m in sizes:  # what only the data can tell, before the (long) fit
         try:
             check_sample_size(n_candidates, m, sampling)
@@ -94,7 +99,7 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
     draw_seed = derive_seed(seed, dataset)
     start = time.perf_counter()
     result = evaluate(model, split, sizes, tie=tie, sampling=sampling, seed=draw_seed,
-                      fixed_negatives=fixed)
+                      fixed_negatives=fixed, candidates=candidates)
     rank_seconds = time.perf_counter() - start
     RankFile(users=result.users, exact=result.ranks, n_u=result.n_candidates,
              sampled=result.sampled, n_items=split.n_items,
