@@ -42,7 +42,7 @@ def test_compare_text_files(tmp_path, capsys, rank_files):
         (tmp_path / f"{name}.txt").write_text("\n".join(map(str, ranks)) + "\n")
     code, out, err = run(capsys, "compare", "--a", str(tmp_path / "A.txt"), "--b",
                          str(tmp_path / "B.txt"), "--n", str(N), "--m", str(M), "--metric",
-                         "recall@10", "--method", "sampled,cls", "--plugin-bootstrap", "5",
+                         "recall@10", "--method", "sampled,cls",
                          "--format", "csv")
     assert code == 0, err
     lines = out.strip().splitlines()
@@ -53,7 +53,7 @@ def test_compare_text_files(tmp_path, capsys, rank_files):
 def test_compare_rank_files_over_repeats(capsys, rank_files):
     code, out, err = run(capsys, "compare", "--a", str(rank_files["A"]), "--b",
                          str(rank_files["B"]), "--repeats", "all", "--metric", "recall@10",
-                         "--method", "cls", "--plugin-bootstrap", "3", "--bootstrap", "200",
+                         "--method", "cls", "--bootstrap", "200",
                          "--format", "csv")
     assert code == 0, err
     header, row = out.strip().splitlines()
@@ -75,7 +75,7 @@ def test_compare_rank_files_over_repeats(capsys, rank_files):
 ])
 def test_compare_bad_inputs_one_line(capsys, rank_files, tmp_path, extra, message):
     argv = ["compare", "--a", str(rank_files["A"]), "--b", str(rank_files["B"]),
-            "--plugin-bootstrap", "0"]
+            "--estimator-bootstrap", "0"]
     if extra[:1] == ["--b"]:
         (tmp_path / "OTHER.txt").write_text("1\n2\n")
         extra = ["--b", str(tmp_path / "OTHER.txt")]

@@ -28,7 +28,7 @@ def rank_paths(tmp_path):
 
 def test_validation_writes_counts_that_add_up(rank_paths, tmp_path):
     summary = validation(rank_paths, M, ["recall@10", "auc"], ["sampled", "cls", "mes"],
-                         tmp_path / "val", bootstrap=100, plugin_bootstrap=3)
+                         tmp_path / "val", bootstrap=100)
     assert (summary[["a_better", "b_better", "not_distinguishable"]].sum(axis=1) == 3).all()
     per_repeat = pd.read_csv(tmp_path / "val_per_repeat.csv")
     assert len(per_repeat) == 3 * 2 * 3

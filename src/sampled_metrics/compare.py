@@ -11,24 +11,27 @@ of Jin et al.) the comparison reports
                  replacement, the *same* users for A and B (paired; see below)
 ``bias``         the correction's own bias on the difference, from its analytic bias curve
                  beta(r) = E[M^(r~) | r] - M(r) = sum_s p(s | r) M^(s) - M(r) under each
-                 recommender's estimated rank distribution P^ (Jin et al.'s estimator, MES by
-                 default, as the plug-in):  b^ = sum_r P^_A(r) beta_A(r) - sum_r P^_B(r) beta_B(r)
-``bias_se``      bootstrap standard error of b^ (P^ refitted on ``plugin_bootstrap`` paired
-                 replicates); [b_lo, b_hi] = b^ -/+ z se, z = Phi^-1((1 + level) / 2)
+                 recommender's estimated rank distribution P^ (Jin et al.'s MES estimate,
+                 eq. 24-27, as the plug-in):  b^ = sum_r P^_A(r) beta_A(r) - sum_r P^_B(r) beta_B(r)
 ``debiased``     D^ - b^
-``low/high``     interval for the exact difference D = (1/U) sum_u M(r_{A,u}) - M(r_{B,u}):
-                 low = ci_low - max(b_hi, 0), high = ci_high - min(b_lo, 0)
+``bias_se``      bootstrap standard error of b^; b^ is resampled with D^ by the delta method:
+                 each user's linear influence on sum_r P^(r) beta(r) is the entry of its
+                 sampled rank in the gradient of that functional with respect to the
+                 histogram (:func:`mes_gradient`), so no replicate refits P^ and the joint
+                 noise of D^ and b^ (strongly correlated) is kept
+``low/high``     interval for the exact difference D = (1/U) sum_u M(r_{A,u}) - M(r_{B,u}): the
+                 hull of the bootstrap interval of D^ and that of D^ - b^,
+                 low = min(ci_low, debiased_low), high = max(ci_high, debiased_high)
 ``verdict``      ``a_better`` if low > 0, ``b_better`` if high < 0, else
                  ``not_distinguishable``
 ``naive_verdict`` the same from [ci_low, ci_high] alone (what ignoring the bias concludes)
 
-The interval [low, high] contains both the bootstrap interval of D^ and that interval shifted
-by every bias in [b_lo, b_hi]: a verdict is confident only if the sign of the difference
-survives both the sampling noise and the estimated bias, *and* survives the plug-in being
-wrong (bias 0). Adding the two intervals is a union bound (conservative); the ML-1M
-validation measures how often a confident verdict is wrong (``workflow/benchmarks`` and the
-README). Estimators (``mle``, ``mes``) have no analytic bias curve: their bias is reported as 0
-and their interval comes from the refits.
+A verdict is therefore confident only if the sign of the difference survives the sampling
+noise both when the method's bias is the estimated one and when it is zero (the plug-in may
+be wrong; MES's entropy term biases P^ towards flat distributions). The ML-1M validation
+(README, ``workflow/validation/compare_ml1m.py``) measures how often a confident verdict is
+wrong. Estimators (``mes``, ``mle``) have no analytic bias curve: their bias is reported as 0;
+``mes``'s interval comes from the delta method, ``mle``'s from refits.
 
 Pairing. Users are the resampling unit: the pair (r~_{A,u}, r~_{B,u}) is one observation, and
 pairs are independent across users whether the m negatives of a user are **shared** by A and
@@ -53,7 +56,7 @@ import itertools
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import linalg, stats
 
 from .corrections import correction_vectors, parse_correction
 from .estimators import estimate_from_histogram, mixture_matrix, sampled_rank_histogram
@@ -61,7 +64,10 @@ from .metrics import parse_metric
 from .sampling import check_nm
 from .seeds import generator
 
-__all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_repeats", "verdict",
+#: Entropy weight of the MES plug-in (Jin et al.'s eta, the package default).
+MES_ETA = 0.001
+
+__all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_repeats", "verdict", "mes_gradient",
            "exact_interval", "bias_curve", "agreement_summary", "COMPARE_COLUMNS"]
 
 VERDICTS = ("a_better", "b_better", "not_distinguishable")
@@ -83,17 +89,52 @@ def verdict(low, high) -> np.ndarray:
     return np.where(low > 0, VERDICTS[0], np.where(high < 0, VERDICTS[1], VERDICTS[2]))
 
 
-def exact_interval(ci_low, ci_high, bias_low, bias_high) -> tuple[np.ndarray, np.ndarray]:
-    """Interval for the exact difference D = D^ - bias that holds for every bias in
-    [bias_low, bias_high] and for bias 0:
+def exact_interval(ci_low, ci_high, debiased_low, debiased_high
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Interval for the exact difference that holds whether the method's bias is the
+    estimated one or zero: the hull of the interval of D^ and that of D^ - b^,
 
-        low = ci_low - max(bias_high, 0),   high = ci_high - min(bias_low, 0).
+        low = min(ci_low, debiased_low),   high = max(ci_high, debiased_high).
     """
-    ci_low, ci_high = np.asarray(ci_low, float), np.asarray(ci_high, float)
-    bias_low, bias_high = np.asarray(bias_low, float), np.asarray(bias_high, float)
-    if np.any(bias_low > bias_high) or np.any(ci_low > ci_high):
+    arrays = [np.asarray(x, dtype=np.float64) for x in (ci_low, ci_high, debiased_low,
+                                                          debiased_high)]
+    if np.any(arrays[0] > arrays[1]) or np.any(arrays[2] > arrays[3]):
         raise ValueError("interval with low > high")
-    return ci_low - np.maximum(bias_high, 0.0), ci_high - np.minimum(bias_low, 0.0)
+    return np.minimum(arrays[0], arrays[2]), np.maximum(arrays[1], arrays[3])
+
+
+def mes_gradient(hist, pi, functionals, n: int, m: int, sampling: str = "binomial",
+                 eta: float = MES_ETA) -> np.ndarray:
+    """Gradient of f^T pi^ with respect to the histogram P~, pi^ = MES(P~) (Jin et al. eq.
+    24-27), for each row f of ``functionals`` (L, n): the delta method for the plug-in.
+
+    On the observed sampled ranks (P~ > 0), MES's optimum pi = softmax(-A y / eta) solves
+    G(y, P~) = P~ + y / (2 P~) - A^T pi(y) = 0 (the dual stationarity of
+    :func:`sampled_metrics.estimators.mes`), so y = 2 P~ (A^T pi - P~) and, by the implicit
+    function theorem, with C = diag(pi) - pi pi^T, H = dG/dy = diag(1/(2 P~)) + A^T C A / eta
+    and J = dG/dP~ = I - diag(y / (2 P~^2)),
+
+        dpi = -C A dy / eta,   dy = -H^{-1} J dP~,   so   d(f^T pi) / dP~ = J H^{-1} A^T C f / eta.
+
+    Returns (L, m+1); entries of unobserved sampled ranks are 0 (a resample never holds
+    them). A user's linear influence on f^T pi^ is the entry of its sampled rank.
+    """
+    P = np.asarray(hist, dtype=np.float64)
+    P = P / P.sum()
+    obs = P > 0
+    A = mixture_matrix(n, m, sampling)[:, obs]
+    P = P[obs]
+    F = np.atleast_2d(np.asarray(functionals, dtype=np.float64))
+    q = pi @ A
+    y = 2 * P * (q - P)
+    H = (A.T @ (A * pi[:, None]) - np.outer(q, q)) / eta
+    H[np.diag_indices_from(H)] += 1 / (2 * P)
+    CF = F * pi[None, :] - np.outer(F @ pi, pi)                         # (C f)^T
+    V = (CF @ A) / eta                                                  # (L, k)
+    G = linalg.solve(H, V.T, assume_a="pos").T * (1 - y / (2 * P * P))[None, :]
+    out = np.zeros((F.shape[0], obs.size))
+    out[:, obs] = G
+    return out
 
 
 def bias_curve(vectors, metric, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
@@ -181,8 +222,8 @@ def _interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray
 
 def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
                   sampling: str = "binomial", paired: bool = True, level: float = 0.95,
-                  bootstrap: int = 1000, plugin: str = "mes", plugin_bootstrap: int = 50,
-                  seed: int = 0, rng=None) -> pd.DataFrame:
+                  bootstrap: int = 1000, plugin: str | None = "mes",
+                  estimator_bootstrap: int = 50, seed: int = 0, rng=None) -> pd.DataFrame:
     """Compare every pair of recommenders (see the module docstring for every column).
 
     Parameters
@@ -195,21 +236,21 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     metrics : sequence of str
     methods : sequence of str
         Corrections (``sampled``, ``rank_estimate``, ``minimal_bias``, ``cls``,
-        ``bv_<gamma>``), ``mn`` (Li et al.'s correction, prior = the plug-in's P^ of each
-        recommender) and estimators ``mle``, ``mes``.
+        ``bv_<gamma>``), ``mn`` (Li et al.'s correction, prior = the MES P^ of each
+        recommender) and estimators ``mes`` (interval by the delta method) and ``mle``
+        (interval by refits on ``estimator_bootstrap`` replicates).
     sampling : {'binomial', 'hypergeometric'}
     paired : bool
         Resample the same users for all recommenders (default) or each independently.
     level : float in (0, 1)
         Confidence level of every interval (alpha = 1 - level).
     bootstrap : int >= 1
-        Replicates of the bootstrap interval of D^.
-    plugin : {'mes', 'mle'} or None
-        Estimator of P(R) whose P^ is plugged into the bias curve (and MN's prior); None:
-        no bias estimate (bias 0, so verdict = naive_verdict; not with ``mn``).
-    plugin_bootstrap : int >= 0
-        Replicates on which P^ is refitted (bias standard error, estimator intervals);
-        0: bias taken as exact (bias_se = 0) and estimator intervals NaN.
+        Replicates of the bootstrap.
+    plugin : 'mes' or None
+        Estimator of P(R) plugged into the bias curve (and MN's prior); None: no bias
+        estimate (bias 0, verdict = naive_verdict; not with ``mn``).
+    estimator_bootstrap : int >= 0
+        Refits of the ``mle`` estimator for its interval (0: NaN interval).
     seed : int
         Seed of the resampling (``seeds.generator(seed, 'compare')``), unless ``rng``.
 
@@ -225,98 +266,115 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
         raise ValueError("no metric given")
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    for key, value, lo in (("bootstrap", bootstrap, 1), ("plugin_bootstrap", plugin_bootstrap, 0)):
+    for key, value, lo in (("bootstrap", bootstrap, 1),
+                           ("estimator_bootstrap", estimator_bootstrap, 0)):
         if isinstance(value, bool) or int(value) != value or value < lo:
             raise ValueError(f"{key} must be an integer >= {lo}, got {value!r}")
-    if plugin is not None and plugin not in ESTIMATOR_METHODS:
-        raise ValueError(f"unknown plug-in estimator {plugin!r}; expected one of "
-                         f"{', '.join(ESTIMATOR_METHODS)}")
-    if plugin is None and "mn" in labels:
-        raise ValueError("method 'mn' needs a plug-in estimator of P(R) for its prior")
+    if plugin not in ("mes", None):
+        raise ValueError(f"unknown plug-in estimator {plugin!r}; expected 'mes' (or None)")
+    if plugin is None and ("mn" in labels or "mes" in labels):
+        raise ValueError("methods 'mn' and 'mes' need the MES plug-in (plugin='mes')")
     rng = generator(seed, "compare") if rng is None else rng
     names = list(sampled)
-    corr = [x for x in labels if x not in ESTIMATOR_METHODS and x not in PRIOR_METHODS]
     K = len(metric_list)
     W = np.stack([x.weights(n) for x in metric_list])                       # (K, n)
+    users = {k: v.size for k, v in sampled.items()}
+    hists = {k: sampled_rank_histogram(v, m) for k, v in sampled.items()}   # frequencies
+    reps = {k: c / users[k] for k, c in
+            _replicate_histograms(sampled, m, int(bootstrap), rng, paired).items()}
+    pis = ({k: estimate_from_histogram(h, n, m, "mes", sampling, eta=MES_ETA)
+            for k, h in hists.items()} if plugin else {})
+    vec_labels = [x for x in labels if x not in ESTIMATOR_METHODS]
+    vectors = _method_vectors(metric_list, vec_labels, n, m, sampling, pis, users)
 
-    hists = {k: sampled_rank_histogram(v, m, normalize=False) for k, v in sampled.items()}
-    reps = _replicate_histograms(sampled, m, int(bootstrap), rng, paired)
-    fits = _plugin_fits(hists, reps, n, m, sampling, plugin, int(plugin_bootstrap), labels)
-
-    # per recommender: vectors (K, E, m+1) of every correction-like method, and their bias
-    vectors, bias = {}, {}
-    fixed = None
-    if corr:
-        vec = correction_vectors(metric_list, n, m, corr, sampling)
-        fixed = np.stack([[vec[(x.name, c)] for c in corr] for x in metric_list])
+    # per recommender and replicate: value of every (metric, method) and linearised bias
+    values, biases = {}, {}
+    E = len(vec_labels)
     for name in names:
-        parts = [] if fixed is None else [fixed]
-        if "mn" in labels:
-            from .mn import mn_correction
-            users = sampled[name].size
-            parts.append(np.stack([mn_correction(x, n, m, fits[name]["full"][plugin], users,
-                                                 sampling)[None] for x in metric_list]))
-        vectors[name] = np.concatenate(parts, axis=1) if parts else np.zeros((K, 0, m + 1))
-    vec_labels = corr + (["mn"] if "mn" in labels else [])
-    if vec_labels:
-        for name in names:
-            if plugin is None:
-                bias[name] = {"full": np.zeros((K, len(vec_labels))),
-                              "reps": np.zeros((0, K, len(vec_labels)))}
-                continue
-            curves = np.stack([bias_curve(vectors[name][k], metric_list[k], n, m, sampling)
-                               for k in range(K)])                            # (K, E, n)
-            bias[name] = {"full": curves @ fits[name]["full"][plugin],
-                          "reps": np.einsum("ken,bn->bke", curves, fits[name]["reps"][plugin])}
-
-    z = stats.norm.ppf((1 + level) / 2)
+        V = vectors[name].reshape(K * E, m + 1)
+        values[name] = (np.vstack([hists[name], reps[name]]) @ V.T).reshape(-1, K, E)
+        if plugin is None or E == 0:
+            biases[name] = np.zeros_like(values[name])
+            continue
+        curves = np.stack([bias_curve(vectors[name][k], metric_list[k], n, m, sampling)
+                           for k in range(K)]).reshape(K * E, n)
+        grad = mes_gradient(hists[name], pis[name], curves, n, m, sampling)
+        full = curves @ pis[name]
+        shift = (reps[name] - hists[name]) @ grad.T
+        biases[name] = np.vstack([full, full + shift]).reshape(-1, K, E)
     rows = []
     for a, b in itertools.combinations(names, 2):
+        diff = values[a] - values[b]                                      # (1 + B, K, E)
+        bias = biases[a] - biases[b]
+        lo, hi = _interval(diff[1:], level)
+        dlo, dhi = _interval(diff[1:] - bias[1:], level)
+        se = bias[1:].std(axis=0, ddof=1) if plugin else np.zeros((K, E))
         for e, label in enumerate(vec_labels):
-            Va, Vb = vectors[a][:, e].T, vectors[b][:, e].T                  # (m+1, K)
-            val_a, val_b = hists[a] @ Va / sampled[a].size, hists[b] @ Vb / sampled[b].size
-            boot = (reps[a] @ Va / sampled[a].size) - (reps[b] @ Vb / sampled[b].size)
-            lo, hi = _interval(boot, level)
-            bias_ab = bias[a]["full"][:, e] - bias[b]["full"][:, e]
-            reps_ab = bias[a]["reps"][:, :, e] - bias[b]["reps"][:, :, e]
-            se = reps_ab.std(axis=0, ddof=1) if reps_ab.shape[0] > 1 else np.zeros(K)
-            rows += _rows(a, b, metric_list, label, val_a, val_b, lo, hi, bias_ab, se, z)
+            rows += _rows(a, b, metric_list, label, values[a][0, :, e], values[b][0, :, e],
+                          lo[:, e], hi[:, e], bias[0, :, e], se[:, e], dlo[:, e], dhi[:, e])
         for label in (x for x in labels if x in ESTIMATOR_METHODS):
-            val_a, val_b = W @ fits[a]["full"][label], W @ fits[b]["full"][label]
-            boot = fits[a]["reps"][label] @ W.T - fits[b]["reps"][label] @ W.T
-            lo, hi = _interval(boot, level)
-            rows += _rows(a, b, metric_list, label, val_a, val_b, lo, hi, np.zeros(K),
-                          np.zeros(K), z)
+            val, boot = _estimator_values(label, a, b, hists, reps, pis, W, n, m, sampling,
+                                          int(estimator_bootstrap))
+            lo_e, hi_e = _interval(boot, level)
+            rows += _rows(a, b, metric_list, label, val[0], val[1], lo_e, hi_e, np.zeros(K),
+                          np.zeros(K), lo_e, hi_e)
     rank = {**{x.name: i for i, x in enumerate(metric_list)},
             **{x: i for i, x in enumerate(labels)}}
     rows.sort(key=lambda row: (names.index(row[0]), names.index(row[1]), rank[row[2]],
                                rank[row[3]]))
-    frame = pd.DataFrame(rows, columns=COMPARE_COLUMNS[:12])
+    frame = pd.DataFrame(rows, columns=COMPARE_COLUMNS[:12] + ["dlo", "dhi"])
     frame["naive_verdict"] = verdict(frame.ci_low.fillna(0), frame.ci_high.fillna(0))
     low, high = exact_interval(frame.ci_low.fillna(0), frame.ci_high.fillna(0),
-                               frame.bias - z * frame.bias_se, frame.bias + z * frame.bias_se)
+                               frame.dlo.fillna(0), frame.dhi.fillna(0))
     frame["low"], frame["high"] = low, high
     frame["verdict"] = verdict(low, high)
     return frame[COMPARE_COLUMNS]
 
 
-def _rows(a, b, metric_list, label, val_a, val_b, lo, hi, bias, se, z) -> list:
+def _method_vectors(metric_list, labels, n, m, sampling, pis, users) -> dict:
+    """{name: (K, E, m+1)} correction vectors of every correction-like method (MN per
+    recommender, with its MES P^ as prior)."""
+    from .mn import mn_correction
+    corr = [x for x in labels if x != "mn"]
+    fixed = None
+    if corr:
+        vec = correction_vectors(metric_list, n, m, corr, sampling)
+        fixed = np.stack([[vec[(x.name, c)] for c in corr] for x in metric_list])
+    out = {}
+    for name in users:
+        parts = []
+        for label in labels:
+            if label == "mn":
+                parts.append(np.stack([mn_correction(x, n, m, pis[name], users[name], sampling)
+                                       for x in metric_list])[:, None])
+            else:
+                parts.append(fixed[:, [corr.index(label)]])
+        out[name] = (np.concatenate(parts, axis=1) if parts
+                     else np.zeros((len(metric_list), 0, m + 1)))
+    return out
+
+
+def _estimator_values(label, a, b, hists, reps, pis, W, n, m, sampling, refits):
+    """((value_a, value_b), bootstrap replicates of the difference) of a P(R) estimator:
+    MES by the delta method (:func:`mes_gradient`), MLE by refits."""
+    if label == "mes":
+        val = [W @ pis[x] for x in (a, b)]
+        boot = [val[i] + (reps[x] - hists[x]) @ mes_gradient(hists[x], pis[x], W, n, m,
+                                                              sampling).T
+                for i, x in enumerate((a, b))]
+        return val, boot[0] - boot[1]
+    fits = {x: [estimate_from_histogram(h, n, m, "mle", sampling)
+                for h in np.vstack([hists[x], reps[x][:refits]])] for x in (a, b)}
+    val = [W @ fits[x][0] for x in (a, b)]
+    boot = np.array([W @ (pa - pb) for pa, pb in zip(fits[a][1:], fits[b][1:])])
+    return val, boot.reshape(-1, W.shape[0])
+
+
+def _rows(a, b, metric_list, label, val_a, val_b, lo, hi, bias, se, dlo, dhi) -> list:
     return [(a, b, x.name, label, float(val_a[k]), float(val_b[k]),
              float(val_a[k] - val_b[k]), float(lo[k]), float(hi[k]), float(bias[k]),
-             float(se[k]), float(val_a[k] - val_b[k] - bias[k])) for k, x in enumerate(metric_list)]
-
-
-def _plugin_fits(hists, reps, n, m, sampling, plugin, draws, labels) -> dict:
-    """P^ of every needed estimator on the full histogram and the first ``draws`` replicates:
-    {name: {'full': {est: (n,)}, 'reps': {est: (draws, n)}}}."""
-    needed = {x for x in labels if x in ESTIMATOR_METHODS} | ({plugin} - {None})
-    out = {}
-    for name, hist in hists.items():
-        full = {est: estimate_from_histogram(hist, n, m, est, sampling) for est in needed}
-        rep = {est: np.array([estimate_from_histogram(h, n, m, est, sampling)
-                              for h in reps[name][:draws]]).reshape(-1, n) for est in needed}
-        out[name] = {"full": full, "reps": rep}
-    return out
+             float(se[k]), float(val_a[k] - val_b[k] - bias[k]), float(dlo[k]), float(dhi[k]))
+            for k, x in enumerate(metric_list)]
 
 
 def compare_repeats(rank_files: dict, m: int, metrics, methods, *, repeats=None,

@@ -17,12 +17,12 @@ DESCRIPTION = (
     "(1..m+1): for each metric and method, the difference A - B, its paired bootstrap "
     "interval over users (ci_low, ci_high), the method's own bias on the difference (from "
     "its analytic bias curve E[M^(r~)|r] - M(r) under each recommender's rank distribution "
-    "estimated by --plugin, with its bootstrap standard error) and a verdict. "
+    "estimated by Jin et al.'s MES, with its bootstrap standard error) and a verdict. "
     "VERDICT: 'A better' ('B better') only if the interval [low, high] for the exact "
-    "difference lies above (below) zero, where [low, high] widens the bootstrap interval by "
-    "the estimated bias, its error at --level, and the possibility that the bias is zero; "
-    "otherwise the two are 'not distinguishable' at that level (naive_verdict: what the "
-    "bootstrap interval alone says, ignoring the bias). "
+    "difference lies above (below) zero, [low, high] being the hull of the bootstrap "
+    "intervals of the difference and of the difference minus its estimated bias; otherwise "
+    "the two are 'not distinguishable' at that --level (naive_verdict: what the bootstrap "
+    "interval alone says, ignoring the bias). "
     "Shared negatives (the same m items for A and B, as in the workflow's rank files) and "
     "independent draws both give one independent pair of ranks per user, so both use the "
     "paired bootstrap (--pairing paired); --pairing unpaired is for different users. "
@@ -64,11 +64,8 @@ def add_compare_parser(sub) -> None:
                    "%(default)s; alpha = 1 - level)")
     p.add_argument("--bootstrap", type=int, default=1000,
                    help="bootstrap replicates of the difference (default %(default)s)")
-    p.add_argument("--plugin", choices=("mes", "mle"), default="mes",
-                   help="estimator of P(R) plugged into the bias curve (default %(default)s)")
-    p.add_argument("--plugin-bootstrap", type=int, default=50,
-                   help="replicates on which P(R) is refitted for the bias error "
-                        "(default %(default)s)")
+    p.add_argument("--estimator-bootstrap", type=int, default=50,
+                   help="refits of the mle estimator for its interval (default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
     p.add_argument("--format", choices=("table", "csv"), default="table")
     p.set_defaults(func=_cmd_compare)
@@ -103,8 +100,9 @@ def _cmd_compare(args) -> pd.DataFrame:
     n, m = check_nm(args.n, args.m, sampling)
     names = _display_names(files, paths)
     metrics, methods = _names(args.metric, "metric"), _names(args.method, "method")
-    options = dict(level=args.level, bootstrap=args.bootstrap, plugin=args.plugin,
-                   plugin_bootstrap=args.plugin_bootstrap, paired=args.pairing == "paired")
+    options = dict(level=args.level, bootstrap=args.bootstrap,
+                   estimator_bootstrap=args.estimator_bootstrap,
+                   paired=args.pairing == "paired")
     if args.repeats is not None:
         if args.repeat is not None:
             raise ValueError("give --repeat (one repeat) or --repeats (several), not both")

@@ -4,7 +4,7 @@
         results/ml-1m/ranks/Z.npz --configfile config/offline.yaml
     python workflow/validation/compare_ml1m.py            # -> results/ml-1m/compare_validation.*
 
-Not a rule of the workflow (about 10 minutes on one core for 100 repeats).
+Not a rule of the workflow (a few minutes on one core for 100 repeats).
 """
 import argparse
 import logging
@@ -20,7 +20,6 @@ parser.add_argument("--m", type=int, default=100)
 parser.add_argument("--metric", default="recall@10,ndcg@10,ap,auc")
 parser.add_argument("--method", default=METHODS)
 parser.add_argument("--bootstrap", type=int, default=1000)
-parser.add_argument("--plugin-bootstrap", type=int, default=30)
 parser.add_argument("--repeats", type=int, help="first N repeats only")
 parser.add_argument("--seed", type=int, default=0)
 parser.add_argument("--out", default="results/ml-1m/compare_validation")
@@ -29,4 +28,4 @@ logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 validation({r: f"{args.ranks_dir}/{r}.npz" for r in args.recommenders.split(",")}, args.m,
            args.metric.split(","), args.method.split(","), args.out, seed=args.seed,
            repeats=None if args.repeats is None else range(args.repeats),
-           bootstrap=args.bootstrap, plugin_bootstrap=args.plugin_bootstrap)
+           bootstrap=args.bootstrap)
