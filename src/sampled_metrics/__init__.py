@@ -27,3 +27,10 @@ __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_we
            "metric_of_sets", "rank_pmf", "expected_sampled_metric", "expected_metric_matrix",
            "draw_sampled_ranks", "correction", "correction_vectors", "apply_correction",
            "bias_variance", "estimate_rank_distribution", "metric_from_distribution"]
+
+# Is A better than B (paired, bias-aware), Li et al.'s MN correction and adaptive sampling
+from .compare import compare_ranks
+from .mn import mn_correction
+from .adaptive import adaptive_mle, draw_adaptive
+
+__all__ += ["compare_ranks", "mn_correction", "adaptive_mle", "draw_adaptive"]

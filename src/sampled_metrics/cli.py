@@ -1,4 +1,5 @@
-"""Command line: ``sampled-metrics correct | estimate | plan`` (see ``--help`` of each)."""
+"""Command line: ``sampled-metrics correct | estimate | plan | compare`` (see ``--help`` of each;
+``compare`` lives in :mod:`sampled_metrics.compare_cli`)."""
 from __future__ import annotations
 
 import argparse
@@ -287,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial")
     p.add_argument("--format", choices=("table", "csv"), default="table")
     p.set_defaults(func=_cmd_plan)
+
+    from .compare_cli import add_compare_parser
+    add_compare_parser(sub)
     return parser
 
 

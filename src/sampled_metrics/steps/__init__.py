@@ -10,5 +10,7 @@ module         artefacts
 ``kdd_study``  KDD'20 Sec. 6: per-repeat corrections (shared with Jin), Tables 3-4,
                Figures 5-6
 ``jin``        Jin et al.: per-repeat P(R) estimates, their Tables 2 and 4, Figures 2-3
+``compare_study``   validation of ``compare`` against exact ranks (confident-and-wrong counts)
+``adaptive_study``  adaptive sampling and MN beside KDD'20 / Jin at equal sampled items
 =============  ==========================================================================
 """
