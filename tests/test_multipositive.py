@@ -149,3 +149,18 @@ def test_bad_method_and_law():
     with pytest.raises(ValueError, match="from only N_u = 5"):
         correct_multi_positive("recall@10", [[1]], [5], [10], "cls",
                                sampling="hypergeometric")
+
+
+def test_vector_table_grid_matches_exact_lookup():
+    """Many distinct n: the interpolated vectors (VectorTable's grid) agree with the exact
+    per-n vectors within the lookup's tolerance 1e-6."""
+    from sampled_metrics.corrections import LOOKUP_TOL, correction_lookup, parse_correction
+    from sampled_metrics.positive_lookup import VectorTable
+    metrics = [ShiftedMetric("ndcg", 10, a) for a in (0, 3)] + [ShiftedMetric("auc")]
+    parsed = [parse_correction("cls"), parse_correction("bv_0.1")]
+    n_values = np.unique(np.geomspace(300, 3000, 80).astype(int))
+    table = VectorTable(metrics, parsed, n_values, 20, "binomial")
+    assert table.weights is not None            # the grid was used
+    exact = correction_lookup(metrics, parsed, n_values, 20, "binomial", exact=True)
+    for c in range(len(metrics)):
+        assert np.abs(table.column(c) - exact[:, c]).max() <= LOOKUP_TOL

@@ -60,46 +60,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .corrections import correction_label, correction_lookup, parse_correction
+from .corrections import correction_label, parse_correction
 from .metrics import Metric, parse_metric
-from .sampling import SAMPLING_LAWS, log_rank_pmf
+from .positive_lookup import moment_terms
+from .sampling import SAMPLING_LAWS
+from .shifted import ShiftedMetric, shifted_term as _term
 
 __all__ = ["ShiftedMetric", "PositiveTable", "correct_multi_positive", "correct_positives",
            "multi_positive_metric", "DEFAULT_MAX_M"]
 
 #: Sample size above which moment-based corrections use the thinned count (module docstring).
 DEFAULT_MAX_M = 100
-#: Positives per block when gathering correction vectors (memory ~ block x (m' + 1) x E).
-GATHER_BLOCK = 20_000
-
-
-def _term(metric: Metric, shift, r, n=None) -> np.ndarray:
-    """term(a + r) of the module table (AUC: (n - r)/(n - 1), no shift) for arrays a, r."""
-    if metric.kind == "auc":
-        return Metric.__call__(metric, r, n)
-    shift = np.asarray(shift, dtype=np.float64)
-    out = Metric.__call__(Metric(metric.kind, metric.k), np.asarray(r, np.float64) + shift)
-    return out * (shift + 1.0) if metric.kind == "ap" else out
-
-
-@dataclass(frozen=True)
-class ShiftedMetric(Metric):
-    """The one-item metric vector of a positive with ``shift`` = a positives above it:
-    W_a(r) = term(a + r) (module table; AUC takes no shift). Usable wherever a Metric is
-    (``weights(n)``, the corrections)."""
-
-    shift: int = 0
-
-    def __post_init__(self):
-        if self.kind == "auc" and self.shift:
-            raise ValueError("the AUC term takes no shift")
-
-    @property
-    def name(self) -> str:
-        return f"{Metric.name.fget(self)}+{self.shift}"
-
-    def __call__(self, r, n: int | None = None) -> np.ndarray:
-        return _term(self, self.shift, r, n)
 
 
 def _integers(values, what: str) -> np.ndarray:
@@ -337,69 +308,9 @@ def correct_positives(table: PositiveTable, metrics, methods, sampling: str = "b
     moment = [(p, label) for p, label in zip(parsed, labels) if p[0] not in
               ("sampled", "rank_estimate")]
     if moment:
-        terms = _moment_terms(table, metrics, [p for p, _ in moment], s, N, M, sampling,
+        terms = moment_terms(table, metrics, [p for p, _ in moment], s, N, M, sampling,
                               int(max_m), processes)
         for k, metric in enumerate(metrics):
             for e, (_, label) in enumerate(moment):
                 out[(metric.name, label)] = _per_user(table, metric, terms[k, e])
     return out
-
-
-def _moment_terms(table, metrics, parsed, s, N, M, sampling, max_m, processes) -> np.ndarray:
-    """Per-positive corrected terms (K, E, P) of the moment-based methods."""
-    P = s.size
-    terms = np.zeros((len(metrics), len(parsed), P))
-    m_eff = np.minimum(M, max_m)
-    if sampling == "binomial":        # n = N + 1 > m needed; thinning to m' <= N is exact
-        m_eff = np.minimum(m_eff, N)
-    for mq in np.unique(m_eff):
-        sel = np.flatnonzero(m_eff == mq)
-        shifted, col = _shift_columns(metrics, table.above[sel])
-        if not shifted:
-            continue
-        n_values, n_index = np.unique(N[sel] + 1, return_inverse=True)
-        lookup = correction_lookup(shifted, parsed, n_values, int(mq), sampling, processes)
-        for lo in range(0, sel.size, GATHER_BLOCK):
-            part = sel[lo:lo + GATHER_BLOCK]
-            idx = n_index[lo:lo + GATHER_BLOCK]
-            thin = M[part] > mq
-            kernel = _thinning_kernel(s[part] - 1, M[part], int(mq), thin)
-            for k in range(len(metrics)):
-                c = col[k][lo:lo + GATHER_BLOCK]
-                live = c >= 0
-                vec = lookup[idx[live], c[live]]                      # (p, E, mq + 1)
-                terms[k, :, part[live]] = np.einsum("pet,pt->pe", vec, kernel[live])
-    return terms
-
-
-def _shift_columns(metrics, above) -> tuple[list, list]:
-    """The ShiftedMetric columns needed and, per metric, each positive's column (-1: the
-    term is 0 because a >= K)."""
-    shifted, cols = [], []
-    index = {}
-    for metric in metrics:
-        a = np.zeros_like(above) if metric.kind == "auc" else above
-        col = np.full(above.size, -1, dtype=np.int64)
-        for shift in np.unique(a):
-            if metric.k is not None and metric.kind != "auc" and shift >= metric.k:
-                continue
-            key = ShiftedMetric(metric.kind, metric.k, int(shift))
-            if key not in index:
-                index[key] = len(shifted)
-                shifted.append(key)
-            col[a == shift] = index[key]
-        cols.append(col)
-    return shifted, cols
-
-
-def _thinning_kernel(y, M, mq: int, thin) -> np.ndarray:
-    """(p, mq + 1): one-hot at y where not thinned, else Hypergeom(t; M, y, mq), t = 0..mq
-    (the count above the positive among a uniform mq-subset of its M draws)."""
-    kernel = np.zeros((y.size, mq + 1))
-    plain = np.flatnonzero(~thin)
-    kernel[plain, y[plain]] = 1.0
-    rows = np.flatnonzero(thin)
-    if rows.size:   # population M, successes y, draws mq: log_rank_pmf's hypergeometric law
-        kernel[rows] = np.exp(log_rank_pmf((y[rows] + 1)[:, None], np.arange(mq + 1),
-                                           (M[rows] + 1)[:, None], mq, "hypergeometric"))
-    return kernel
