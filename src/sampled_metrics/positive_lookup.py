@@ -78,6 +78,22 @@ class VectorTable:
             (self.distinct.size,) + nodes.shape[1:])
 
 
+#: VectorTables of recent calls: repeats of one study share (N_u, M_u) and shifts, so they
+#: reuse the vectors (the key holds every input of the table).
+_TABLES: dict = {}
+CACHE_TABLES = 8
+
+
+def _cached_table(shifted, parsed, n_values, m, sampling, processes) -> VectorTable:
+    n_values = np.asarray(n_values, dtype=np.int64)
+    key = (tuple(shifted), tuple(parsed), n_values.tobytes(), m, sampling)
+    if key not in _TABLES:
+        if len(_TABLES) >= CACHE_TABLES:
+            _TABLES.pop(next(iter(_TABLES)))
+        _TABLES[key] = VectorTable(shifted, parsed, n_values, m, sampling, processes)
+    return _TABLES[key]
+
+
 def _barycentric_matrix(interp: _Interpolant, n_values) -> np.ndarray:
     """(len(n_values), nodes): row j holds the weights with which ``interp`` combines its
     node values at n_values[j] (one-hot at a node)."""
@@ -130,7 +146,7 @@ def moment_terms(table, metrics, parsed, s, N, M, sampling, max_m, processes) ->
         shifted, cols = shift_columns(metrics, table.above[sel])
         if not shifted:
             continue
-        vectors = VectorTable(shifted, parsed, N[sel] + 1, int(mq), sampling, processes)
+        vectors = _cached_table(shifted, parsed, N[sel] + 1, int(mq), sampling, processes)
         thin = M[sel] > mq
         kernel, kid = thinning_kernel(s[sel][thin] - 1, M[sel][thin], int(mq)) \
             if thin.any() else (None, None)
