@@ -32,7 +32,7 @@ import pandas as pd
 
 from .corrections import correction_label
 from .metrics import parse_metrics
-from .multipositive import PositiveTable, correct_positives
+from .multipositive import DEFAULT_MAX_M, PositiveTable, correct_positives
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "long_format", "read_positions", "read_draws",
@@ -138,7 +138,6 @@ def correct_long_csv(path, metrics, corrections, sampling: str = "binomial",
                      max_m: int | None = None) -> pd.DataFrame:
     """Per metric x correction: mean over users, its standard error and a percentile
     bootstrap interval over users (the ``correct`` command's table)."""
-    from .multipositive import DEFAULT_MAX_M
     kind = long_format(path)
     metrics = parse_metrics(metrics)
     names = list(corrections)

@@ -121,15 +121,22 @@ def _uniform_counts(rng, x, row_lo, k, N, M, replace):
     return y[row_lo, col + 1]
 
 
-def _popularity_counts(rng, x, row_lo, order, nonrel_sorted, pop, alpha, M):
-    """(y, x^) per positive of a block under popularity draws."""
+def _popularity_table(order, nonrel_sorted, pop, alpha):
+    """(q, N) of a block: row i holds q_j ∝ pop_j^alpha of user i's N_i non-relevant items
+    in rank order (then zeros)."""
     b = order.shape[0]
     w = np.where(nonrel_sorted, pop[order] ** alpha, 0.0)
     q = w / w.sum(axis=1, keepdims=True)
-    # compress to the non-relevant items only, in rank order
     N = nonrel_sorted.sum(axis=1)
     qn = np.zeros((b, int(N.max())))
     qn[np.arange(qn.shape[1])[None, :] < N[:, None]] = q[nonrel_sorted]
+    return qn, N
+
+
+def _popularity_counts(rng, x, row_lo, qn, N, M):
+    """(y, x^) per positive of a block under popularity draws (``qn, N`` from
+    :func:`_popularity_table`)."""
+    b = qn.shape[0]
     counts = _categorical_counts(rng, qn, N, M)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(qn > 0, counts / qn, 0.0)
@@ -190,10 +197,12 @@ def protocol_runs(split_path, split_kind: str, recommenders: dict, *, dataset: s
         for alpha in alphas:
             name = f"pop{alpha:g}"
             M_u = m * pos.k
+            tables = [_popularity_table(order, nonrel, pop, alpha)
+                      for _, _, order, nonrel in blocks]
             for j in range(popularity_repeats):
                 res = _draw_blocks(lambda rng, sl, rl, blk: _popularity_counts(
-                    rng, x[sl], rl, blocks[blk[2]][2], blocks[blk[2]][3], pop, alpha,
-                    M_u[blk[0]:blk[1]]), base, name, rec, j, row, pos, pairs=True)
+                    rng, x[sl], rl, *tables[blk[2]], M_u[blk[0]:blk[1]]), base, name, rec, j,
+                    row, pos, pairs=True)
                 y, xhat = res
                 table = PositiveTable.from_long(row, a + 1 + y, N_u, M_u, dense_users=True)
                 plain = correct_positives(table, metrics, ["sampled"], "binomial")
