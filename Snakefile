@@ -3,9 +3,11 @@
 #   snakemake --cores all                      # everything (downloads MovieLens-1M)
 #   snakemake --cores all --configfile config/offline.yaml   # from a local archive
 #   snakemake figures/figure3.pdf              # one artefact
+import sys
+
 from snakemake.utils import min_version, validate
 
-from sampled_metrics.datasets import check_datasets
+from sampled_metrics.configcheck import ConfigError, check_config
 
 min_version("8.0")
 
@@ -16,8 +18,13 @@ configfile: "config/config.yaml"
 report: "workflow/report/workflow.rst"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
-check_datasets(config.get("datasets", {}))  # each entry against its format (the registry)
+# Config mistakes end here, at `snakemake -n`, in one line naming the key (configcheck.py):
+# duplicate YAML keys, the closed schema (each dataset against its format), names, references.
+try:
+    check_config(config, "workflow/schemas/config.schema.yaml", workflow.configfiles)
+except ConfigError as err:
+    sys.exit(f"sampled-metrics: {err}")
+validate(config, "workflow/schemas/config.schema.yaml")  # fills the schema's defaults
 
 
 include: "workflow/rules/common.smk"

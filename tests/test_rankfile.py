@@ -48,7 +48,7 @@ def test_bad_files_give_one_line_errors(tmp_path):
     with pytest.raises(ValueError, match="is a directory"):
         read_rank_file(tmp_path)
     (tmp_path / "garbage.npz").write_bytes(b"\x00\x01garbage")
-    with pytest.raises(ValueError, match="garbage.npz: not a readable rank file"):
+    with pytest.raises(ValueError, match="garbage.npz: not a rank file"):
         read_rank_file(tmp_path / "garbage.npz")
     np.savez(tmp_path / "old.npz", sampled=np.ones((2, 3)), m=np.array(5))
     with pytest.raises(ValueError, match=f"expected schema '{SCHEMA}'"):

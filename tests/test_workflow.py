@@ -14,7 +14,7 @@ pytestmark = pytest.mark.workflow
 
 
 def copy_workflow(dest: Path) -> Path:
-    for item in ("Snakefile", "workflow", "config"):
+    for item in ("Snakefile", "workflow", "config", "profiles"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
     return dest
@@ -137,7 +137,9 @@ def test_nothing_left_to_do(workdir):
 
 
 def test_forced_rerun_on_one_core_is_byte_identical(workdir):
-    before = {p: p.read_bytes() for p in (workdir / "results").rglob("*.csv")}
+    """Every file under results/ (CSV, md, tex, json, rank files, estimates) and data/."""
+    before = {p: p.read_bytes() for d in ("results", "data") for p in (workdir / d).rglob("*")
+              if p.is_file()}
     proc = snakemake(workdir, "--cores", "1", "--forceall")
     assert proc.returncode == 0, proc.stderr[-3000:]
     for p, content in before.items():
@@ -149,8 +151,10 @@ def test_bad_archive_md5_fails_cleanly(tmp_path):
     bad = wd / "bad.zip"
     bad.write_bytes(b"not a zip at all")
     cfg = (wd / "config/test.yaml").read_text()
-    cfg += ("\n".join(["", "datasets:", "  broken:", "    format: ml-1m",
-                       f"    path: {bad}", "    md5: " + "deadbeef" * 4, ""]))
+    entry = "\n".join(["datasets:", "  broken:", "    format: ml-1m", f"    path: {bad}",
+                       "    md5: " + "deadbeef" * 4, ""])
+    assert cfg.count("\ndatasets:\n") == 1
+    cfg = cfg.replace("\ndatasets:\n", "\n" + entry)
     cfg = cfg.replace("datasets: [synthetic, synthetic-small]", "datasets: [broken]")
     (wd / "config/test.yaml").write_text(cfg)
     proc = snakemake(wd, "--cores", "1", "data/raw/broken.zip")
@@ -176,4 +180,33 @@ def test_invalid_config_is_rejected(tmp_path):
     (wd / "config/test.yaml").write_text(typo)
     proc = snakemake(wd, "-n")
     assert proc.returncode != 0
-    assert "dataset 'synthetic': unknown key 'n_user'" in proc.stderr + proc.stdout
+    assert "config key datasets.synthetic: unknown key 'n_user'" in proc.stderr + proc.stdout
+
+
+def test_resume_after_kill_9(workdir, tmp_path):
+    """kill -9 of snakemake and its jobs mid-run, then the README's two commands
+    (``snakemake --unlock``, then the run again) finish the run with the same bytes, and no
+    partial or temporary file is left."""
+    import os
+    import signal
+    import time
+
+    wd = copy_workflow(tmp_path)
+    target = "results/synthetic-small/table3.csv"
+    cmd = [sys.executable, "-m", "snakemake", "--configfile", "config/test.yaml", "--cores",
+           "2", target]
+    proc = subprocess.Popen(cmd, cwd=wd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.time() + 300
+    while not list((wd / "results" / "synthetic-small").glob("ranks/*.npz")):
+        assert proc.poll() is None and time.time() < deadline, "run ended before the kill"
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (wd / target).exists()
+    assert snakemake(wd, "--unlock").returncode == 0
+    rerun = snakemake(wd, "--cores", "2", target)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert (wd / target).read_bytes() == (workdir / target).read_bytes()
+    leftovers = [p for d in ("results", "data") for p in (wd / d).rglob(".*") if p.is_file()]
+    assert leftovers == []

@@ -1,11 +1,14 @@
 """Atomic file output: write to a temporary file beside the target, then rename.
 
 A failed or interrupted step never leaves a partial file under the final name, and the file
-gets the usual permissions (0666 minus the umask) rather than mkstemp's private 0600.
+gets the usual permissions (0666 minus the umask) rather than mkstemp's private 0600. A step
+killed outright (``kill -9``) cannot clean up; its hidden temporary ``.<name>.<random><suffix>``
+is removed by the next write of the same file.
 """
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import tempfile
 from pathlib import Path
@@ -29,6 +32,8 @@ def atomic_output(path, suffix: str = ".part") -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*"):
+        stale.unlink(missing_ok=True)  # left by a writer that was killed
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix, dir=path.parent)
     os.close(fd)
     try:

@@ -8,12 +8,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .checks import check_allocation
 from .corrections import apply_correction, correction_label, correction_vectors, \
     parse_correction
 from .metrics import parse_metrics
 from .positives_csv import correct_long_csv, long_format
 from .rankfile import read_rank_file
 from .sampling import SAMPLING_LAWS, check_nm
+from .textfile import read_integers
 
 __all__ = ["main", "read_sampled_ranks"]
 
@@ -35,7 +37,7 @@ def read_sampled_ranks(path, m: int | None, column: str | None = None,
         raise ValueError("--repeat only applies to a workflow rank file (.npz)")
     if m is None:
         raise ValueError("--m is required unless --ranks is a workflow rank file (.npz)")
-    return _read_integers(path, 1, m + 1, "sampled rank", column)
+    return read_integers(path, 1, m + 1, "sampled rank", column, hi_name="m+1")
 
 
 def _file_m(rank_file, path, m: int | None) -> int:
@@ -51,48 +53,11 @@ def _file_m(rank_file, path, m: int | None) -> int:
     return m
 
 
-def _read_integers(path, lo: int, hi: int, what: str, column: str | None = None
-                   ) -> np.ndarray:
-    """Integers in lo..hi, one per line (blank and # lines skipped) or from a CSV column."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
-    text = path.read_text()
-    if not text.strip():
-        raise ValueError(f"{path}: file is empty, expected one {what} per line")
-    if column is not None:
-        try:
-            frame = pd.read_csv(path)
-        except Exception as err:  # pandas raises many kinds; report one line
-            raise ValueError(f"{path}: cannot read as CSV ({err})") from None
-        if column not in frame.columns:
-            raise ValueError(f"{path}: no column {column!r}; columns are "
-                             f"{', '.join(map(str, frame.columns))}")
-        tokens = [(i + 2, str(v)) for i, v in enumerate(frame[column].tolist())]
-    else:
-        tokens = [(i + 1, line.strip()) for i, line in enumerate(text.splitlines())
-                  if line.strip() and not line.lstrip().startswith("#")]
-    values = np.empty(len(tokens), dtype=np.int64)
-    for j, (line_no, tok) in enumerate(tokens):
-        try:
-            as_float = float(tok)
-        except ValueError:
-            raise ValueError(f"{path}:{line_no}: {tok!r} is not an integer {what}"
-                             + ("" if column else " (CSV input? pass --column NAME)")) from None
-        if not np.isfinite(as_float) or as_float != int(as_float):
-            raise ValueError(f"{path}:{line_no}: {tok!r} is not an integer {what}")
-        values[j] = int(as_float)
-        if not lo <= values[j] <= hi:
-            raise ValueError(f"{path}:{line_no}: {what} {values[j]} outside {lo}.."
-                             + (f"m+1={hi}" if what == "sampled rank" else f"n={hi}"))
-    if values.size == 0:
-        raise ValueError(f"{path}: no {what}s found")
-    return values
-
-
 def _bootstrap_histograms(ranks: np.ndarray, m: int, draws: int, seed: int) -> np.ndarray:
     """Bootstrap over users, done on the histogram: each draw resamples the N users with
     replacement, i.e. counts ~ Multinomial(N, P~). Shape (draws, m+1), frequencies."""
+    check_allocation(2 * draws * (m + 1), f"--bootstrap {draws} draws of the m+1 = {m + 1} "
+                     f"rank frequencies")
     counts = np.bincount(ranks - 1, minlength=m + 1)
     rng = np.random.default_rng(seed)
     return rng.multinomial(ranks.size, counts / ranks.size, size=draws) / ranks.size
@@ -149,10 +114,13 @@ def _cmd_correct(args) -> pd.DataFrame:
     n, m, sampling = _resolve_inputs(args)
     _check_bootstrap(args)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
-    metrics = parse_metrics(args.metric)
+    metrics = parse_metrics(_names(args.metric, "metric"))
     names = _names(args.correction, "correction")
     for name in names:
         parse_correction(name, args.gamma if name.lower() == "bv" else None)
+    if args.gamma is not None and "bv" not in [x.lower() for x in names]:
+        raise ValueError(f"--gamma {args.gamma:g} only applies to the correction 'bv', but "
+                         f"--correction is {args.correction!r}")
     specs = [(x, args.gamma) if x.lower() == "bv" else x for x in names]
     vectors = correction_vectors(metrics, n, m, specs, sampling)
     boot = _bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
@@ -177,8 +145,11 @@ def _correct_long(args) -> pd.DataFrame:
     names = _names(args.correction, "correction")
     if long_format(args.ranks) == "draws" and args.correction == DEFAULT_CORRECTIONS:
         names = ["sampled", "weighted_rank_estimate"]
+    if args.gamma is not None and "bv" not in [x.lower() for x in names]:
+        raise ValueError(f"--gamma {args.gamma:g} only applies to the correction 'bv', but "
+                         f"--correction is {args.correction!r}")
     names = [correction_label(x, args.gamma) if x.lower() == "bv" else x for x in names]
-    return correct_long_csv(args.ranks, args.metric, names, args.sampling or "binomial",
+    return correct_long_csv(args.ranks, _names(args.metric, "metric"), names, args.sampling or "binomial",
                             args.bootstrap, args.level, args.seed, args.max_m)
 
 
@@ -187,14 +158,22 @@ def _cmd_estimate(args) -> pd.DataFrame:
     n, m, sampling = _resolve_inputs(args)
     _check_bootstrap(args)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
-    metrics = parse_metrics(args.metric)
+    metrics = parse_metrics(_names(args.metric, "metric"))
+    names = _names(args.estimator, "estimator")
+    for option, owner in (("eta", "mes"), ("weight", "wmle"), ("C", "wmle")):
+        if getattr(args, option) is not None and owner not in names:
+            raise ValueError(f"--{option} only applies to the estimator {owner!r}, but "
+                             f"--estimator is {args.estimator!r}")
     weights = np.stack([metric.weights(n) for metric in metrics])
     boot = _bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
     rows = []
-    for name in _names(args.estimator, "estimator"):
-        options = {"eta": args.eta} if name == "mes" else {}
+    for name in names:
+        options = {}
+        if name == "mes" and args.eta is not None:
+            options = {"eta": args.eta}
         if name == "wmle":
-            options = {"weight": args.weight, "C": args.C}
+            options = {k: v for k, v in (("weight", args.weight), ("C", args.C))
+                       if v is not None}
         estimate = _histogram_estimator(name, n, m, sampling, options)
         value = weights @ estimate(sampled_rank_histogram(ranks, m))
         draws = np.array([weights @ estimate(h) for h in boot]).reshape(-1, len(metrics))
@@ -219,7 +198,7 @@ def _read_prior(path, n: int) -> np.ndarray:
         if ranks.size == 0 or ranks.min() < 1 or ranks.max() > n:
             raise ValueError(f"{path}: exact ranks outside 1..n={n}")
     else:
-        ranks = _read_integers(path, 1, n, "exact rank")
+        ranks = read_integers(path, 1, n, "exact rank", hi_name="n")
     return np.bincount(ranks - 1, minlength=n) / ranks.size
 
 
@@ -228,7 +207,7 @@ def _cmd_plan(args) -> pd.DataFrame:
     check_nm(args.n, 1, args.sampling)
     prior = _read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []
-    for metric in parse_metrics(args.metric):
+    for metric in parse_metrics(_names(args.metric, "metric")):
         for name in _names(args.correction, "correction"):
             plan = required_sample_size(metric, args.n, args.target_bias, name, args.sampling,
                                         prior, args.criterion, args.max_m)
@@ -307,10 +286,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--estimator", default="mle,wmle,mes,bv_0.1",
                    help="comma-separated estimators: mle, wmle, mes, bv_<gamma>; "
                         "default %(default)s")
-    e.add_argument("--eta", type=float, default=0.001, help="MES entropy weight (eq. 26)")
-    e.add_argument("--weight", choices=("ndcg", "ap", "none"), default="ndcg",
-                   help="WMLE weight w(r~) = M(r~/C) (after eq. 23)")
-    e.add_argument("--C", type=float, default=10.0, help="WMLE weight constant C")
+    e.add_argument("--eta", type=float, help="MES entropy weight (eq. 26; default 0.001)")
+    e.add_argument("--weight", choices=("ndcg", "ap", "none"),
+                   help="WMLE weight w(r~) = M(r~/C) (after eq. 23; default ndcg)")
+    e.add_argument("--C", type=float, help="WMLE weight constant C (default 10)")
     _add_input_options(e, bootstrap=100)
     e.add_argument("--format", choices=("table", "csv"), default="table")
     e.set_defaults(func=_cmd_estimate)

@@ -47,6 +47,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
+from .checks import check_allocation, check_ranks, check_vector
 from .metrics import parse_metric
 from .parallel import map_items
 from .sampling import check_nm, rank_pmf, rank_pmf_band, sampled_metric_weights
@@ -158,6 +159,7 @@ def rank_law_moments(metrics, n: int, m: int, sampling: str = "binomial", prior=
     """
     n, m = check_nm(n, m, sampling)
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
+    check_allocation((2 + len(metric_list)) * n, f"the rank law over the n = {n} items")
     p = _check_prior(prior, n)
     if p is None:
         return _uniform_moments(tuple(metric_list), n, m, sampling, direct)
@@ -423,15 +425,8 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
 
 def apply_correction(correction_vector, sampled_ranks) -> np.ndarray:
     """M^(r~) for an array of sampled ranks r~ in 1..m+1 (``correction_vector[r~ - 1]``)."""
-    v = np.asarray(correction_vector, dtype=np.float64)
-    s = np.asarray(sampled_ranks)
-    if s.size and not np.issubdtype(s.dtype, np.integer):
-        if not np.all(np.mod(s, 1) == 0):
-            raise ValueError("sampled ranks must be integers")
-        s = s.astype(np.int64)
-    if s.size and (s.min() < 1 or s.max() > v.size):
-        raise ValueError(f"sampled ranks must lie in 1..m+1={v.size}, got "
-                         f"{s.min()}..{s.max()}")
+    v = check_vector("correction vector", correction_vector)
+    s = check_ranks("sampled ranks", sampled_ranks, 1, v.size, hi_name="m+1")
     return v[s - 1]
 
 

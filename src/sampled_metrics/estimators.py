@@ -31,6 +31,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import linalg, special
 
+from .checks import check_allocation
 from .corrections import _check_prior, _solve_bv, parse_correction, rank_law_moments
 from .metrics import parse_metric
 from .sampling import check_nm, rank_pmf
@@ -108,6 +109,8 @@ def mixture_matrix(n: int, m: int, sampling: str = "binomial") -> np.ndarray:
 
 @lru_cache(maxsize=4)
 def _mixture_matrix(n: int, m: int, sampling: str) -> np.ndarray:
+    check_allocation(n * (m + 1), f"the law matrix p(r~ | r) of n = {n} true ranks by m+1 = "
+                     f"{m + 1} sampled ranks")
     A = np.empty((n, m + 1))
     rows = max(1, 2_000_000 // (m + 1))
     for lo in range(0, n, rows):

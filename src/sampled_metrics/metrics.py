@@ -27,6 +27,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from .checks import check_allocation, check_integer
+
 __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
            "metric_of_sets", "METRIC_KINDS"]
 
@@ -86,6 +88,8 @@ class Metric:
 
     def weights(self, n: int) -> np.ndarray:
         """The vector (M(1), ..., M(n)) for ``n`` items."""
+        n = check_integer("n (number of items)", n, 1)
+        check_allocation(2 * n, f"the metric weights M(1..n) for n = {n}")
         return self(np.arange(1, n + 1), n)
 
     def of_set(self, ranks: Sequence[int], n: int | None = None) -> float:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .checks import check_allocation
 from .corrections import _check_prior, correction, correction_label
 from .metrics import parse_metric
 from .sampling import check_nm, expected_metric_matrix
@@ -39,6 +40,7 @@ def bias_at(metric, n: int, m: int, correction_name: str = "sampled", sampling: 
     if criterion not in CRITERIA:
         raise ValueError(f"unknown bias criterion {criterion!r}; expected 'rms' or 'mean'")
     n, m = check_nm(n, m, sampling)
+    check_allocation(4 * n, f"the rank law over the n = {n} items")
     p = _check_prior(prior, n)
     p = np.full(n, 1.0 / n) if p is None else p
     vec = correction(metric, n, m, correction_name, sampling=sampling)

@@ -33,6 +33,7 @@ import numpy as np
 
 from .atomic import atomic_output
 from .sampling import SAMPLING_LAWS
+from .textfile import check_readable
 
 __all__ = ["SCHEMA", "RankFile", "read_rank_file"]
 
@@ -139,19 +140,36 @@ class RankFile:
         return Path(path)
 
 
+def _load_fault(err: Exception) -> str:
+    """What went wrong in ``np.load``, in a few words."""
+    import zipfile
+    import zlib
+    if isinstance(err, zipfile.BadZipFile):
+        return f"damaged zip archive: {str(err)[:80]}"
+    if isinstance(err, zlib.error):
+        return "corrupt compressed data"
+    if isinstance(err, ValueError) and "pickle" in str(err):
+        return "it holds Python objects, not arrays"
+    if isinstance(err, OSError):
+        return err.strerror or type(err).__name__
+    return f"{type(err).__name__}: {str(err)[:100]}"
+
+
 def read_rank_file(path) -> RankFile:
     """Read and validate a rank file; ValueError naming ``path`` and the problem."""
-    path = Path(path)
-    if path.is_dir():
-        raise ValueError(f"{path}: is a directory, expected a rank file (.npz)")
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file")
+    shown = str(path)
+    path = check_readable(path, shown, "rank file (.npz)")
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if magic != b"PK\x03\x04":
+        raise ValueError(f"{shown}: not a rank file (.npz is a zip archive; this file starts "
+                         f"with {magic!r})")
     try:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
-    except Exception as err:  # zipfile.BadZipFile, OSError, object arrays, ...
-        raise ValueError(f"{path}: not a readable rank file ({type(err).__name__}: "
-                         f"{str(err)[:200]})") from None
+    except Exception as err:  # noqa: BLE001 - zipfile, zlib, OSError, object arrays, ...
+        raise ValueError(f"{shown}: not a readable rank file ({_load_fault(err)})") from None
+    path = shown
     if str(arrays.get("schema", "")) != SCHEMA:
         found = str(arrays["schema"]) if "schema" in arrays else "no 'schema' entry"
         raise ValueError(f"{path}: not a rank file of this version (expected schema "

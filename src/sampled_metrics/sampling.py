@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
+from .checks import check_integer, check_ranks, check_vector
 from .metrics import parse_metric
 
 __all__ = ["SAMPLING_LAWS", "check_nm", "rank_pmf", "rank_pmf_band", "log_rank_pmf", "expected_sampled_metric",
@@ -39,12 +40,8 @@ def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:
     if sampling not in SAMPLING_LAWS:
         raise ValueError(f"unknown sampling law {sampling!r}; expected 'binomial' or "
                          f"'hypergeometric'")
-    try:
-        n_int, m_int = int(n), int(m)
-    except (TypeError, ValueError):
-        raise ValueError(f"n and m must be integers, got n={n!r}, m={m!r}") from None
-    if n_int != n or m_int != m:
-        raise ValueError(f"n and m must be integers, got n={n!r}, m={m!r}")
+    n_int = check_integer("n (number of items)", n)
+    m_int = check_integer("m (number of sampled items)", m)
     if m_int < 1:
         raise ValueError(f"m (number of sampled items) must be >= 1, got m={m_int}")
     if n_int <= m_int:
@@ -54,10 +51,7 @@ def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:
 
 
 def _check_ranks(r, n: int) -> np.ndarray:
-    r = np.asarray(r)
-    if r.size and (np.min(r) < 1 or np.max(r) > n):
-        raise ValueError(f"true ranks must lie in 1..n={n}, got {np.min(r)}..{np.max(r)}")
-    return r
+    return check_ranks("true ranks", r, 1, n, hi_name="n")
 
 
 def _gammaln1(x):
@@ -183,8 +177,9 @@ def expected_sampled_metric(metric, r, n: int, m: int, sampling: str = "binomial
     ndarray of the shape of ``r``.
     """
     n, m = check_nm(n, m, sampling)
-    w = sampled_metric_weights(metric, m) if correction is None else correction
-    r = np.asarray(r)
+    w = (sampled_metric_weights(metric, m) if correction is None else
+         check_vector("correction vector", correction, m + 1))
+    r = _check_ranks(r, n)
     return expected_metric_matrix([w], r, n, m, sampling)[0].reshape(r.shape)
 
 
@@ -197,7 +192,7 @@ def expected_metric_matrix(weights_list, r, n: int, m: int,
     """
     n, m = check_nm(n, m, sampling)
     W = np.stack([_check_vector(w, m) for w in weights_list], axis=1)
-    r = np.asarray(r).reshape(-1)
+    r = _check_ranks(r, n).reshape(-1)
     out = np.empty((W.shape[1], r.size))
     step = max(1, 2_000_000 // (m + 1))
     for i in range(0, r.size, step):
@@ -206,11 +201,7 @@ def expected_metric_matrix(weights_list, r, n: int, m: int,
 
 
 def _check_vector(v, m: int) -> np.ndarray:
-    v = np.asarray(v, dtype=np.float64)
-    if v.shape != (m + 1,):
-        raise ValueError(f"a correction vector for m={m} must have length m+1={m + 1}, "
-                         f"got shape {v.shape}")
-    return v
+    return check_vector(f"a correction vector for m={m}", v, m + 1)
 
 
 def draw_sampled_ranks(r, n, m: int, sampling: str = "binomial",
@@ -231,15 +222,14 @@ def draw_sampled_ranks(r, n, m: int, sampling: str = "binomial",
         Output shape (default: the broadcast shape of r and n); e.g. ``(repeats, len(r))``.
     """
     rng = np.random.default_rng(rng)
-    n_arr = np.asarray(n, dtype=np.int64)
+    m = check_integer("m (number of sampled items)", m)
+    n_arr = check_ranks("n (number of items)", n, 2)
     if sampling not in SAMPLING_LAWS:
         raise ValueError(f"unknown sampling law {sampling!r}; expected 'binomial' or "
                          f"'hypergeometric'")
     if np.any(n_arr <= m) or m < 1:
         raise ValueError(f"need n > m >= 1, got m={m} and min n={int(n_arr.min())}")
-    r = np.asarray(r, dtype=np.int64)
-    if r.size and (r.min() < 1 or np.any(r > n_arr)):
-        raise ValueError("true ranks must lie in 1..n")
+    r = check_ranks("true ranks", r, 1, n_arr)
     if sampling == "binomial":
         return 1 + rng.binomial(m, (r - 1) / (n_arr - 1.0), size=size)
     return 1 + rng.hypergeometric(r - 1, n_arr - r, m, size=size)

@@ -3,6 +3,7 @@ archive and what it holds."""
 from __future__ import annotations
 
 import zipfile
+import zlib
 
 from .errors import DataError
 
@@ -22,8 +23,10 @@ def open_zip(path) -> zipfile.ZipFile:
         return zipfile.ZipFile(path)
     except FileNotFoundError as exc:
         raise DataError(f"{path}: archive not found") from exc
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, expected a zip archive") from None
     except (zipfile.BadZipFile, OSError) as exc:
-        raise DataError(f"{path}: not a readable zip archive ({exc})") from exc
+        raise DataError(f"{path}: not a readable zip archive ({str(exc)[:80]})") from None
 
 
 def member_names(path) -> list[str]:
@@ -47,5 +50,6 @@ def read_member(path, member: str) -> tuple[bytes, str]:
                             f"{describe(names)}")
         try:
             return zf.read(member), f"{path}:{member}"
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:
-            raise DataError(f"{path}:{member}: unreadable ({exc})") from exc
+        except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
+            raise DataError(f"{path}:{member}: unreadable, the archive is damaged "
+                            f"({type(exc).__name__}: {str(exc)[:80]})") from None

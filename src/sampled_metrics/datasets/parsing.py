@@ -91,6 +91,7 @@ def parse_table(body: bytes, sep: str, fields: tuple[str, ...], kinds: str, name
     """
     if not body.strip():
         raise DataError(f"{name}: no data lines")
+    body = body.rstrip(b" \t\r\n") + b"\n"   # trailing blank lines are not rows
     expected = expected or f"{len(kinds)} fields ({' '.join(fields)}) separated by {sep!r}"
     cols = _fast_table(body, sep, kinds)
     if cols is not None:
@@ -159,7 +160,14 @@ def _strict_table(chunk: bytes, sep: str, fields, kinds: str, name: str, first_l
         for j, (value, kind) in enumerate(zip(values, kinds)):
             integer = kind == "i"
             if (_INT if integer else _FLOAT).match(value):
-                cols[j].append(int(value.strip().split(b".")[0]) if integer else float(value))
+                parsed = int(value.strip().split(b".")[0]) if integer else float(value)
+                if integer and abs(parsed) >= 2 ** 63:
+                    raise DataError(f"{name}: line {number}: {fields[j]} {show(value)} is too "
+                                    f"large for a 64-bit integer")
+                if not integer and not np.isfinite(parsed):
+                    raise DataError(f"{name}: line {number}: {fields[j]} {show(value)} is not "
+                                    f"a finite number")
+                cols[j].append(parsed)
                 continue
             what = f"{fields[j]} is not {'an integer' if integer else 'a number'}"
             if whole_line:

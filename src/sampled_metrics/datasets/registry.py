@@ -271,7 +271,7 @@ def read_interactions(archive, spec: Mapping | str) -> pd.DataFrame:
     return fmt.read(archive, spec)
 
 
-def make_split(archive, spec: Mapping | str, out) -> dict:
+def make_split(archive, spec: Mapping | str, out, name: str | None = None) -> dict:
     """Read an archive in its format, binarise, index and split it leave-last-out (or take
     the split as given), and write it to ``out`` (:func:`save_split`).
 
@@ -283,6 +283,9 @@ def make_split(archive, spec: Mapping | str, out) -> dict:
         The dataset spec, or just its format name.
     out : path
         The split npz.
+    name : str, optional
+        The dataset's name in the config: errors then name the archive as the config gives
+        it (its ``path``, or the download of its ``url``), not the workflow's copy.
 
     Returns
     -------
@@ -294,7 +297,17 @@ def make_split(archive, spec: Mapping | str, out) -> dict:
     spec = _spec(spec)
     fmt = get_format(spec.get("format"))
     fmt.check_spec(spec, reading=True)
-    split, user_ids, item_ids, info = fmt.split(archive, spec)
+    shown = _shown_archive(archive, spec, name)
+    try:
+        split, user_ids, item_ids, info = fmt.split(archive, spec)
+    except DataError as err:
+        raise DataError(str(err).replace(str(archive), shown)) from None
+    if split.train.nnz == 0:
+        raise DataError(f"{shown}: no interactions to split")
+    if split.users.size == 0:
+        raise DataError(f"{shown}: no user is left to evaluate ({split.n_users} users, none "
+                        f"with an item in the test set; leave-last-out needs >= 2 items per "
+                        f"user)")
     save_split(split, out, user_ids, item_ids)
     info.update({"format": fmt.name, "users": int(split.n_users), "items": int(split.n_items),
                  "train_interactions": int(split.train.nnz),
@@ -302,6 +315,17 @@ def make_split(archive, spec: Mapping | str, out) -> dict:
                  "dropped_users": int(split.n_dropped)})
     log.info("split: %s", json.dumps(info, sort_keys=True))
     return info
+
+
+def _shown_archive(archive, spec: Mapping, name: str | None) -> str:
+    """How messages name the archive: as the config gives it when the dataset is named."""
+    if name is None:
+        return str(archive)
+    if spec.get("path"):
+        return f"{spec['path']} (dataset {name!r})"
+    if spec.get("url"):
+        return f"{archive} (dataset {name!r}, from {spec['url']})"
+    return f"{archive} (dataset {name!r})"
 
 
 def dataset_schema() -> dict:

@@ -181,7 +181,8 @@ def leave_last_out(df: pd.DataFrame, n_users: int, n_items: int) -> Split:
     is_test[held] = True
     train = sp.csr_matrix((np.ones(user.size - held.size), (user[~is_test], item[~is_test])),
                           shape=(n_users, n_items))
-    if train.nnz != user.size - held.size or train[users, item[held]].any():
+    if train.nnz != user.size - held.size or (
+            users.size and np.asarray(train[users, item[held]]).any()):
         raise ValueError("duplicate (user, item) pairs; run index_interactions first")
     n_dropped = int((counts < 2).sum())
     if n_dropped:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..datasets import load_split
 from ..evaluation import evaluate
+from ..protocols import check_sample_size
 from ..rankfile import RankFile
 from ..recommenders import make_recommender
 from ..seeds import derive_seed
@@ -73,6 +74,17 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
                              f"user, but the tables ask for m = {sorted(sizes)}; set m to "
                              f"{fixed.shape[1]}")
         sizes = {}
+    n_candidates = split.n_candidates()
+    for m in sizes:  # what only the data can tell, before the (long) fit
+        try:
+            check_sample_size(n_candidates, m, sampling)
+        except ValueError as err:
+            raise ValueError(f"dataset {dataset!r}: {err}") from None
+        if n_candidates.size and n_candidates.min() <= m:  # the corrections need n_u > m
+            raise ValueError(f"dataset {dataset!r}: {int((n_candidates <= m).sum())} users "
+                             f"have n_u <= m = {m} candidates (smallest n_u: "
+                             f"{int(n_candidates.min())}); the corrections need n_u > m: use "
+                             f"a smaller m or drop those users")
     model = make_recommender(kind, **spec)
     start = time.perf_counter()
     model.fit(split.train)

@@ -1,0 +1,103 @@
+"""Argument checks shared by the library's public functions: one-line ValueErrors.
+
+A boolean is not a number here (``m=True`` is refused, not read as m = 1); ranks are finite
+integers in their range; vectors are 1-D of the stated length; and an allocation larger than
+the memory this machine has is refused before it is tried, with the size it would need.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+__all__ = ["check_integer", "check_ranks", "check_vector", "check_allocation",
+           "available_memory", "format_bytes"]
+
+
+def check_integer(name: str, value, minimum: int | None = None) -> int:
+    """``value`` as an int: a Python or numpy integer (or an integral float), not a bool."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be an integer, got the boolean {value!r}")
+    try:
+        as_int = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be an integer, got {value!r:.60}") from None
+    if as_int != value:
+        raise ValueError(f"{name} must be an integer, got {value!r:.60}")
+    if minimum is not None and as_int < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {as_int}")
+    return as_int
+
+
+def check_ranks(name: str, r, lo=1, hi=None, *, integral: bool = True,
+                hi_name: str = "") -> np.ndarray:
+    """``r`` as a numeric array of finite ranks in ``lo..hi`` (``hi`` a scalar or an array
+    broadcast against ``r``, called ``hi_name`` in the message); integers unless
+    ``integral=False`` (averaged ties)."""
+    arr = np.asarray(r)
+    if arr.dtype == bool:
+        raise ValueError(f"{name} must be numbers, got booleans")
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.integer)
+                                   or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(f"{name} must be numbers, got dtype {arr.dtype}")
+    if not arr.size:
+        return arr
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite, got NaN or infinity")
+        if integral:
+            if not np.all(arr == np.floor(arr)):
+                bad = arr[arr != np.floor(arr)].flat[0]
+                raise ValueError(f"{name} must be integers, got {bad:g}")
+            arr = arr.astype(np.int64)
+    if arr.min() < lo or (hi is not None and np.any(arr > hi)):
+        top = np.max(hi) if hi is not None else None
+        span = (f"{lo}..{hi_name + '=' if hi_name else ''}{top}" if top is not None
+                else f">= {lo}")
+        raise ValueError(f"{name} must lie in {span}, got {arr.min()}..{arr.max()}")
+    return arr
+
+
+def check_vector(name: str, v, length: int | None = None) -> np.ndarray:
+    """``v`` as a finite 1-D float array (of ``length`` entries when given)."""
+    arr = np.asarray(v)
+    if arr.dtype == bool or arr.dtype == object:
+        raise ValueError(f"{name} must be a vector of numbers, got dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    if length is not None and arr.size != length:
+        raise ValueError(f"{name} must have length {length}, got {arr.size}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got NaN or infinity")
+    return arr
+
+
+def available_memory() -> int:
+    """Bytes of memory this process may use: ``SAMPLED_METRICS_MEMORY`` (bytes) if set, else
+    the physical memory of the machine."""
+    env = os.environ.get("SAMPLED_METRICS_MEMORY")
+    if env:
+        return int(float(env))
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 1 << 40
+
+
+def format_bytes(n: float) -> str:
+    """``1.5 GiB`` style."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1024
+    return f"{n:.3g} PiB"  # pragma: no cover
+
+
+def check_allocation(n_values: float, what: str, itemsize: int = 8) -> None:
+    """ValueError unless ``n_values`` values of ``itemsize`` bytes fit in memory."""
+    need = float(n_values) * itemsize
+    have = available_memory()
+    if need > have:
+        raise ValueError(f"{what} would need {format_bytes(need)} of memory, more than the "
+                         f"{format_bytes(have)} available; use a smaller size")

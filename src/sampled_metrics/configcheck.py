@@ -1,0 +1,374 @@
+"""The workflow's configuration, checked before any job runs (so ``snakemake -n`` fails).
+
+Three layers, each failing with a one-line :class:`ConfigError` that names the key as the
+user wrote it (``study.figure5.edge``), what was expected and what was found:
+
+1. :func:`check_config_files` reads every YAML file the run merges and refuses duplicate keys
+   (YAML itself keeps the last one silently) and files that are not a mapping.
+2. :func:`check_schema` validates the merged config against the closed JSON schema of
+   ``workflow/schemas/config.schema.yaml`` (unknown keys rejected at every level; each
+   ``datasets`` entry against its format's own keys, generated from the dataset registry).
+3. :func:`check_semantics` checks what the schema cannot: metric, correction and estimator
+   names; the recommenders each table names exist and their parameters build a model; the tie
+   policy gives integer sampled ranks; m fits the item count where the config decides it.
+
+What only the data can decide (candidates per user, users left after the split) is checked by
+the first job that reads the data, before any model is fitted.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+
+__all__ = ["ConfigError", "check_config_files", "check_schema", "check_semantics",
+           "check_config"]
+
+
+class ConfigError(ValueError):
+    """A mistake in the configuration (one line, naming the key)."""
+
+
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping."""
+
+
+def _construct_mapping(loader, node, deep=False):
+    seen = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise ConfigError(f"key {_short(key)} appears twice in one mapping (lines "
+                              f"{seen[key] + 1} and {key_node.start_mark.line + 1}); YAML "
+                              f"would keep only the last")
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_yaml_strict(path) -> dict:
+    """The mapping of a YAML config file; ConfigError naming the file for a missing or
+    unreadable file, bad YAML, a duplicate key or a top level that is not a mapping."""
+    shown = str(path)
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"config file {shown}: is a directory")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ConfigError(f"config file {shown}: no such file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"config file {shown}: cannot read ({type(err).__name__}: "
+                          f"{str(err)[:80]})") from None
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)
+    except ConfigError as err:
+        raise ConfigError(f"config file {shown}: {err}") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(f"config file {shown}:{where}: not valid YAML ({problem})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {shown}: expected a mapping of keys at the top, "
+                          f"found {type(data).__name__}")
+    return data
+
+
+def check_config_files(paths) -> None:
+    """:func:`load_yaml_strict` on every file of ``paths`` (the run's config files), each
+    named relative to the working directory when it lies below it (as the user typed it)."""
+    import os
+    for path in paths:
+        rel = os.path.relpath(path)
+        load_yaml_strict(path if rel.startswith("..") else rel)
+
+
+# --- the schema ---------------------------------------------------------------------------
+
+def _key(path) -> str:
+    parts = []
+    for p in path:
+        if isinstance(p, int):
+            parts.append(f"[{p}]")
+        else:
+            parts.append(("." if parts else "") + str(p))
+    return "".join(parts) or "(top level)"
+
+
+def _describe(error) -> str:
+    """One line for a jsonschema error: the key, what was expected, what was found."""
+    where = _key(error.absolute_path)
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    if error.validator == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance,
+                                                                        Mapping) else []
+        import difflib
+        hint = ""
+        if extra:
+            close = difflib.get_close_matches(str(extra[0]), allowed, n=1)
+            hint = f"; did you mean {close[0]!r}" if close else ""
+        names = ", ".join(map(repr, extra)) or "?"
+        return (f"config key {where}: unknown key {names}{hint} (allowed: "
+                f"{', '.join(allowed) or 'none'})")[:240]
+    if error.validator == "required":
+        return f"config key {where}: {error.message}"
+    if error.validator == "enum":
+        return (f"config key {where}: expected one of {', '.join(map(str, error.validator_value))}"
+                f", found {_short(error.instance)}")
+    if error.validator == "type":
+        return (f"config key {where}: expected {error.validator_value}, found "
+                f"{_short(error.instance)} ({type(error.instance).__name__})")
+    if error.validator in ("minimum", "maximum", "exclusiveMinimum"):
+        return (f"config key {where}: expected {error.validator} {error.validator_value}, "
+                f"found {_short(error.instance)}")
+    if error.validator in ("minItems", "minProperties"):
+        return f"config key {where}: must not be empty, found {_short(error.instance)}"
+    return f"config key {where}: {error.message[:160]}"
+
+
+def _with_dataset_formats(schema: dict) -> dict:
+    from .datasets import dataset_schema
+    schema = dict(schema)
+    props = dict(schema.get("properties", {}))
+    if "datasets" in props:
+        props["datasets"] = {**props["datasets"], "additionalProperties": dataset_schema()}
+    schema["properties"] = props
+    return schema
+
+
+def check_schema(config: Mapping, schema) -> None:
+    """Validate ``config`` against the closed schema (a mapping or a YAML path), each
+    ``datasets`` entry against its format. ConfigError for the most relevant error."""
+    import jsonschema
+    from jsonschema.exceptions import best_match
+
+    if not isinstance(schema, Mapping):
+        schema = load_yaml_strict(schema)
+    schema = _with_dataset_formats(schema)
+    from .datasets import check_datasets
+    for name, spec in (config.get("datasets") or {}).items():
+        if isinstance(spec, Mapping) and "format" not in spec:
+            from .datasets import FORMATS
+            raise ConfigError(f"config key datasets.{name}: 'format' is missing (one of "
+                              f"{', '.join(FORMATS)}); found keys {', '.join(map(str, spec))}")
+        try:  # the registry's messages name the dataset and suggest the close key
+            check_datasets({name: spec})
+        except ValueError as err:
+            raise ConfigError(f"config key datasets.{name}: {str(err).split(': ', 1)[-1]}"
+                              [:240]) from None
+    validator = jsonschema.Draft202012Validator(schema)
+    error = best_match(validator.iter_errors(dict(config)))
+    if error is not None:
+        # within if/then the deepest error is the useful one
+        while error.context:
+            error = best_match(error.context)
+        raise ConfigError(_describe(error))
+
+
+# --- what the schema cannot say -------------------------------------------------------------
+
+def _names(config, path):
+    node = config
+    for p in path:
+        if not isinstance(node, Mapping) or p not in node:
+            return None
+        node = node[p]
+    return node
+
+
+def _each(config, path, check) -> None:
+    values = _names(config, path)
+    if values is None:
+        return
+    for i, value in enumerate(values if isinstance(values, list) else [values]):
+        where = _key(path) + (f"[{i}]" if isinstance(values, list) else "")
+        try:
+            check(value)
+        except (ValueError, TypeError) as err:
+            raise ConfigError(f"config key {where}: {str(err)[:180]}") from None
+
+
+def _metric(value) -> None:
+    from .metrics import parse_metric
+    parse_metric(value)
+
+
+def _correction(value) -> None:
+    from .corrections import parse_correction
+    if not isinstance(value, str):
+        raise ValueError(f"expected a correction name, found {_short(value)}")
+    parse_correction(value)
+
+
+def _positive_list(config, path, *, sorted_=False) -> None:
+    values = _names(config, path)
+    if values is not None and sorted_ and list(values) != sorted(set(values)):
+        raise ConfigError(f"config key {_key(path)}: expected strictly increasing values, "
+                          f"found {_short(values)}")
+
+
+def _recommender_refs(config, path) -> None:
+    known = config.get("recommenders") or {}
+    values = _names(config, path)
+    for i, name in enumerate(values if isinstance(values, list) else
+                             ([values] if values is not None else [])):
+        if name not in known:
+            where = _key(path) + (f"[{i}]" if isinstance(values, list) else "")
+            raise ConfigError(f"config key {where}: recommender {_short(name)} is not in "
+                              f"'recommenders' (defined: {', '.join(map(str, known)) or 'none'})")
+
+
+def _check_recommenders(config) -> None:
+    import inspect
+
+    from .recommenders import KINDS
+    for name, spec in (config.get("recommenders") or {}).items():
+        params = {k: v for k, v in spec.items() if k != "model"}
+        kind = spec.get("model")
+        if kind not in KINDS:
+            continue  # the schema reports it
+        signature = inspect.signature(KINDS[kind])
+        allowed = [p for p in signature.parameters if p != "self"]
+        unknown = sorted(set(params) - set(allowed))
+        if unknown:
+            raise ConfigError(f"config key recommenders.{name}: model {kind!r} takes no "
+                              f"parameter {unknown[0]!r} (it takes: {', '.join(allowed)})")
+        try:
+            KINDS[kind](**params)
+        except (ValueError, TypeError) as err:
+            raise ConfigError(f"config key recommenders.{name}: {str(err)[:180]}") from None
+
+
+def _item_counts(config) -> dict:
+    """|I| of each dataset where the config alone decides it (synthetic datasets)."""
+    return {name: spec["n_items"] for name, spec in (config.get("datasets") or {}).items()
+            if isinstance(spec, Mapping) and spec.get("format") == "synthetic"
+            and isinstance(spec.get("n_items"), int)}
+
+
+def _check_study(config) -> None:
+    study = config.get("study")
+    if not study:
+        return
+    _recommender_refs(config, ("study", "recommenders"))
+    known = config.get("datasets") or {}
+    for i, name in enumerate(study.get("datasets", [])):
+        if name not in known:
+            raise ConfigError(f"config key study.datasets[{i}]: dataset {_short(name)} is not "
+                              f"in 'datasets' (defined: {', '.join(map(str, known)) or 'none'})")
+    _each(config, ("study", "metrics"), _metric)
+    _each(config, ("study", "corrections"), _correction)
+    _each(config, ("study", "figure6", "metric"), _metric)
+    _each(config, ("study", "figure6", "corrections"), _correction)
+    _positive_list(config, ("study", "figure5", "edges"), sorted_=True)
+    if study.get("tie") == "average":
+        raise ConfigError("config key study.tie: 'average' gives fractional ranks, but sampled "
+                          "ranks must be integers; use random_per_ranking, random, pessimistic "
+                          "or optimistic")
+    items = _item_counts(config)
+    m_values = [("study.m", study.get("m"))]
+    if config.get("jin", {}).get("enabled"):
+        jin = config["jin"]
+        m_values += [("jin.m", jin.get("m"))]
+        m_values += [(f"jin.figure3.m_values[{i}]", m)
+                     for i, m in enumerate(jin.get("figure3", {}).get("m_values", []))]
+    m_values.append(("study.figure6.max_m", study.get("figure6", {}).get("max_m")))
+    for dataset in study.get("datasets", []):
+        if dataset not in items:
+            continue
+        for key, m in m_values:
+            if isinstance(m, int) and m >= items[dataset]:
+                raise ConfigError(f"config key {key}: m = {m} sampled items, but dataset "
+                                  f"{dataset!r} has only n_items = {items[dataset]} (need "
+                                  f"m < n_items)")
+
+
+def _check_jin(config) -> None:
+    jin = config.get("jin")
+    if not jin or not jin.get("enabled"):
+        return
+    if not config.get("study"):
+        raise ConfigError("config key jin.enabled: Jin's tables reuse the study's datasets, "
+                          "split and negatives, but there is no 'study' section")
+    from .estimators import parse_estimator
+    _recommender_refs(config, ("jin", "recommenders"))
+    _recommender_refs(config, ("jin", "figure3", "recommender"))
+    for key in ("metrics", "table2_metrics"):
+        _each(config, ("jin", key), _metric)
+    _each(config, ("jin", "corrections"), _correction)
+    options = jin.get("options") or {}
+    for name, opts in options.items():
+        try:
+            parse_estimator(name, **({"gamma": 0.1} if name == "bv" else {}), **opts)
+        except ValueError as err:
+            raise ConfigError(f"config key jin.options.{name}: {str(err)[:180]}") from None
+    for key in (("estimators",), ("figure2", "estimators"), ("figure3", "estimators")):
+        _each(config, ("jin", *key),
+              lambda name: parse_estimator(name, **options.get(str(name).split("_")[0], {})))
+
+
+def _check_toy(config) -> None:
+    toy = config.get("toy") or {}
+    if not toy.get("enabled"):
+        return
+    n = toy.get("n")
+    _each(config, ("toy", "figure4", "metric"), _metric)
+    checks = [("toy.table2.m", toy.get("table2", {}).get("m")),
+              ("toy.figure4.m", toy.get("figure4", {}).get("m"))]
+    checks += [(f"toy.figure3.m_values[{i}]", m)
+               for i, m in enumerate(toy.get("figure3", {}).get("m_values", []))]
+    for key, m in checks:
+        if isinstance(m, int) and isinstance(n, int) and m >= n:
+            raise ConfigError(f"config key {key}: m = {m} sampled items, but toy.n = {n} "
+                              f"(need m < n)")
+    top = toy.get("figure3", {}).get("top")
+    if isinstance(top, int) and isinstance(n, int) and top > n:
+        raise ConfigError(f"config key toy.figure3.top: {top} ranks shown, but toy.n = {n}")
+
+
+def _check_protocols(config) -> None:
+    """Issue 10's protocols section: recommenders, datasets, metric and correction names
+    (``minimal_bias`` is refused: its pseudo-inverse has no interpolation grid, so every
+    distinct n of every repeat would be solved exactly)."""
+    protocols = config.get("protocols")
+    if not protocols:
+        return
+    _recommender_refs(config, ("protocols", "recommenders"))
+    for i, name in enumerate(protocols.get("datasets", [])):
+        if name not in (config.get("datasets") or {}):
+            raise ConfigError(f"config key protocols.datasets[{i}]: dataset {_short(name)} is "
+                              f"not in 'datasets'")
+    _each(config, ("protocols", "metrics"), _metric)
+    _each(config, ("protocols", "corrections"), _correction)
+    for i, name in enumerate(protocols.get("corrections", [])):
+        if str(name).strip().lower() in ("minimal_bias", "mb", "bv_0"):
+            raise ConfigError(f"config key protocols.corrections[{i}]: {_short(name)} is not "
+                              f"offered in the protocols study; use cls or bv_<gamma > 0>")
+
+
+def check_semantics(config: Mapping) -> None:
+    """Everything config alone decides beyond the schema (see the module docstring)."""
+    _check_recommenders(config)
+    _check_toy(config)
+    _check_study(config)
+    _check_jin(config)
+    _check_protocols(config)
+
+
+def check_config(config: Mapping, schema, files=()) -> None:
+    """All three layers: duplicate keys in ``files``, the schema, the semantics."""
+    check_config_files(files)
+    check_schema(config, schema)
+    check_semantics(config)

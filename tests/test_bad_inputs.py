@@ -1,0 +1,443 @@
+"""Bad inputs and ordinary file faults: each ends in one line that names what is wrong, with
+the right exit code, and leaves no output behind (issue 9's catalogue, and more).
+
+Four families, each parametrised: the command line, the workflow's config (the checker the
+Snakefile runs, plus a few real ``snakemake -n`` runs), data files read by the split, and
+library arguments.
+"""
+import copy
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from sampled_metrics import correction
+from sampled_metrics.checks import check_integer
+from sampled_metrics.cli import main
+from sampled_metrics.configcheck import ConfigError, check_config, load_yaml_strict
+from sampled_metrics.corrections import apply_correction
+from sampled_metrics.datasets import DataError, make_split
+from sampled_metrics.metrics import metric_weights
+from sampled_metrics.protocols import check_sample_size
+from sampled_metrics.rankfile import RankFile, read_rank_file
+from sampled_metrics.sampling import draw_sampled_ranks, expected_sampled_metric, rank_pmf
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+MAX_LINE = 240
+
+
+def one_line(message: str) -> str:
+    message = message.strip()
+    assert "\n" not in message, message
+    assert len(message) <= MAX_LINE, (len(message), message)
+    assert "Traceback" not in message
+    return message
+
+
+def files_under(path: Path) -> set:
+    return {p.relative_to(path) for p in path.rglob("*")}
+
+
+# --- the command line -------------------------------------------------------------------
+
+def _rank_file(path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    RankFile(users=np.arange(50), exact=rng.integers(1, 300, 50), n_u=np.full(50, 400),
+             sampled={60: rng.integers(1, 62, (3, 50))}, n_items=400, sampling="binomial",
+             tie="random", seed=1).write(path)
+    return path
+
+
+def _inputs(d: Path) -> None:
+    (d / "ok.txt").write_text("\n".join(map(str, range(1, 51))) + "\n")
+    (d / "big.txt").write_text("1\n123456789012345678901234\n")
+    (d / "frac.txt").write_text("1\n2.5\n")
+    (d / "nan.txt").write_text("1\nnan\n")
+    (d / "neg.txt").write_text("3\n-1\n")
+    (d / "zero.txt").write_text("0\n")
+    (d / "word.txt").write_text("1\n2\nseven\n")
+    (d / "two.txt").write_text("1,2\n")
+    (d / "empty.txt").write_text("")
+    (d / "blank.txt").write_text("\n\n  \n")
+    (d / "comments.txt").write_text("# only a comment\n")
+    (d / "long.txt").write_text("9" * 100_000 + "x\n")
+    (d / "binary.txt").write_bytes(bytes(range(256)) * 8)
+    (d / "latin1.txt").write_bytes(b"1\n\xe9\xe9\n")
+    (d / "ranks.csv").write_text("user,rank\n1,3\n2,x\n")
+    (d / "garbage.npz").write_bytes(b"\x00\x01garbage" * 10)
+    np.savez(d / "objects.npz", a=np.array([{"x": 1}], dtype=object))
+    np.savez(d / "plain.npz", a=np.arange(3))
+    rank = _rank_file(d / "X.npz")
+    damaged = bytearray(rank.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    (d / "damaged.npz").write_bytes(bytes(damaged))
+    (d / "adir").mkdir()
+
+
+CLI_CASES = [
+    # (argv, expected message fragment)
+    ("correct --ranks missing.txt --n 1000 --m 60", "missing.txt: no such file"),
+    ("correct --ranks adir --n 1000 --m 60", "adir: is a directory"),
+    ("correct --ranks empty.txt --n 1000 --m 60", "empty.txt: file is empty"),
+    ("correct --ranks blank.txt --n 1000 --m 60", "blank.txt: file is empty"),
+    ("correct --ranks comments.txt --n 1000 --m 60", "comments.txt: no sampled ranks found"),
+    ("correct --ranks big.txt --n 1000 --m 60",
+     "big.txt:2: sampled rank 123456789012345678901234 outside 1..m+1=61"),
+    ("correct --ranks frac.txt --n 1000 --m 60", "frac.txt:2: '2.5' is not an integer"),
+    ("correct --ranks nan.txt --n 1000 --m 60", "nan.txt:2: 'nan' is not an integer"),
+    ("correct --ranks neg.txt --n 1000 --m 60", "neg.txt:2: sampled rank -1 outside"),
+    ("correct --ranks zero.txt --n 1000 --m 60", "zero.txt:1: sampled rank 0 outside"),
+    ("correct --ranks word.txt --n 1000 --m 60", "word.txt:3: 'seven' is not an integer"),
+    ("correct --ranks two.txt --n 1000 --m 60", "two.txt:1: '1,2' is not an integer"),
+    ("correct --ranks long.txt --n 1000 --m 60", "long.txt:1: '9999"),
+    ("correct --ranks binary.txt --n 1000 --m 60", "binary.txt: binary data"),
+    ("correct --ranks latin1.txt --n 1000 --m 60", "latin1.txt: not UTF-8 text"),
+    ("correct --ranks ranks.csv --column rank --n 1000 --m 60",
+     "ranks.csv:3: 'x' in column 'rank' is not an integer"),
+    ("correct --ranks ranks.csv --column score --n 1000 --m 60",
+     "ranks.csv: no column 'score'; columns are user, rank"),
+    ("correct --ranks ok.txt --m 60", "--n is required"),
+    ("correct --ranks ok.txt --n 1000", "--m is required"),
+    ("correct --ranks ok.txt --n 60 --m 60", "need n > m"),
+    ("correct --ranks ok.txt --n 1000 --m 0", "m (number of sampled items) must be >= 1"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --correction ,", "no correction given"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --metric ,", "no metric given"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --metric recall@0", "cut-off must be >= 1"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --metric hitrate", "metric 'hitrate' needs a cut-off"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --correction bv_2", "gamma must lie in [0, 1]"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --correction magic", "magic"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --correction cls --gamma 0.5",
+     "--gamma 0.5 only applies to the correction 'bv'"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --level 1.5", "--level must lie in (0, 1)"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --bootstrap -1", "--bootstrap must be >= 0"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --bootstrap 100000000",
+     "--bootstrap 100000000 draws of the m+1 = 61 rank frequencies would need"),
+    ("correct --ranks ok.txt --n 1000000000000 --m 60", "items would need"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --repeat 1", "--repeat only applies"),
+    ("correct --ranks X.npz --n 60", "the file records n = 400 items, but --n is 60"),
+    ("correct --ranks X.npz --m 99", "ranks were sampled with m=60, but --m is 99"),
+    ("correct --ranks X.npz --repeat 7", "repeat 7 outside 0..2"),
+    ("correct --ranks garbage.npz", "garbage.npz: not a rank file"),
+    ("correct --ranks objects.npz", "objects.npz: not a readable rank file (it holds Python"),
+    ("correct --ranks plain.npz", "plain.npz: not a rank file of this version"),
+    ("correct --ranks damaged.npz", "damaged.npz: not a readable rank file"),
+    ("correct --ranks adir.npz", "adir.npz: no such file"),
+    ("estimate --ranks ok.txt --n 1000 --m 60 --estimator foo", "unknown estimation method"),
+    ("estimate --ranks ok.txt --n 1000 --m 60 --estimator ,", "no estimator given"),
+    ("estimate --ranks ok.txt --n 1000 --m 60 --estimator mle --C 5",
+     "--C only applies to the estimator 'wmle'"),
+    ("estimate --ranks ok.txt --n 1000 --m 60 --estimator mle --eta 0.1",
+     "--eta only applies to the estimator 'mes'"),
+    ("estimate --ranks ok.txt --n 1000 --m 60 --estimator mes --eta -1",
+     "eta (entropy weight) must be positive"),
+    ("estimate --ranks ok.txt --n 100000000 --m 60 --estimator mle --bootstrap 0",
+     "the law matrix p(r~ | r) of n = 100000000 true ranks"),
+    ("plan --n 1000 --target-bias -1", "target bias must be positive"),
+    ("plan --n 1000 --target-bias 0.01 --max-m 5000", "need n > m"),
+    ("plan --n 1000 --target-bias 0.01 --prior-ranks binary.txt", "binary.txt: binary data"),
+    ("plan --n 1000 --target-bias 0.01 --prior-ranks big.txt", "exact rank"),
+    ("plan --n 1000000000000 --target-bias 0.01", "would need"),
+]
+
+
+@pytest.mark.parametrize("argv, expected", CLI_CASES, ids=[a for a, _ in CLI_CASES])
+def test_cli_bad_input(tmp_path, capsys, monkeypatch, argv, expected):
+    _inputs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SAMPLED_METRICS_MEMORY", str(8 << 30))  # the same on every machine
+    before = files_under(tmp_path)
+    code = main(argv.split())
+    out = capsys.readouterr()
+    assert code == 2, out
+    assert out.out == ""
+    message = one_line(out.err)
+    assert message.startswith(f"sampled-metrics {argv.split()[0]}: error: ")
+    assert expected in message, message
+    assert files_under(tmp_path) == before
+
+
+@pytest.mark.parametrize("name, text", [("bom", "\ufeff5\n7\n"), ("trailing blank lines",
+                                                                   "5\n7\n\n\n"),
+                                         ("spaces", "  5 \n7\r\n"), ("comments",
+                                                                     "# ranks\n5\n7\n")])
+def test_cli_accepts_text_variants(tmp_path, capsys, name, text):
+    """What ordinary files look like is read the same: a BOM, blank lines, CRLF, comments."""
+    f = tmp_path / "r.txt"
+    f.write_text(text, encoding="utf-8", newline="")
+    code = main(["correct", "--ranks", str(f), "--n", "1000", "--m", "60", "--metric", "auc",
+                 "--correction", "sampled", "--bootstrap", "0", "--format", "csv"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    expected = np.mean([(61 - 5) / 60, (61 - 7) / 60])
+    assert float(out.out.splitlines()[1].split(",")[2]) == pytest.approx(expected, rel=1e-5)
+
+
+# --- the workflow's config ----------------------------------------------------------------
+
+def _merged(**files) -> dict:
+    from snakemake.utils import update_config
+    config = load_yaml_strict(ROOT / "config" / "config.yaml")
+    update_config(config, load_yaml_strict(ROOT / "config" / "test.yaml"))
+    return config
+
+
+BASE = _merged()
+
+
+def _set(config, dotted, value):
+    *path, last = dotted.split(".")
+    node = config
+    for key in path:
+        node = node.setdefault(key, {})
+    if value is _DELETE:
+        del node[last]
+    else:
+        node[last] = value
+
+
+_DELETE = object()
+
+CONFIG_CASES = [
+    # (key, value, expected message fragment)
+    ("repeets", 10, "config key (top level): unknown key 'repeets'"),
+    ("study.figure5.edge", [10], "config key study.figure5: unknown key 'edge'; did you mean"),
+    ("study.figure6.colour", "red", "config key study.figure6: unknown key 'colour'"),
+    ("toy.figure2.point", 3, "config key toy.figure2: unknown key 'point'"),
+    ("jin.figure2.topp", 3, "config key jin.figure2: unknown key 'topp'"),
+    ("datasets.synthetic.n_user", 40, "config key datasets.synthetic: unknown key 'n_user'"),
+    ("datasets.mine", {"path": "x.zip"}, "config key datasets.mine: 'format' is missing"),
+    ("datasets.mine", {"format": "ml-2m", "path": "x.zip"}, "unknown dataset format 'ml-2m'"),
+    ("datasets.synthetic.n_items", "many", "datasets.synthetic"),
+    ("datasets.ml-1m.md5", "abc", "datasets.ml-1m"),
+    ("seed", True, "config key seed: expected integer, found True (bool)"),
+    ("seed", -1, "config key seed: expected minimum 0, found -1"),
+    ("study.repeats", -1, "config key study.repeats: expected minimum 2"),
+    ("study.m", "100", "config key study.m: expected integer, found '100' (str)"),
+    ("study.sampling", "uniform", "config key study.sampling: expected one of binomial, "),
+    ("study.tie", "average", "config key study.tie: 'average' gives fractional ranks"),
+    ("study.tie", "first", "config key study.tie: expected one of"),
+    ("study.metrics", [], "config key study.metrics: must not be empty"),
+    ("study.metrics", ["recall@10", "mrrr"],
+     "config key study.metrics[1]: unknown metric 'mrrr'"),
+    ("study.corrections", ["bv_2"], "config key study.corrections[0]: gamma must lie in"),
+    ("study.corrections", ["magic"], "config key study.corrections[0]:"),
+    ("study.figure6.metric", "recall@0", "config key study.figure6.metric: metric 'recall@0'"),
+    ("study.figure6.corrections", ["bv"], "config key study.figure6.corrections[0]:"),
+    ("study.figure5.edges", [100, 10], "config key study.figure5.edges: expected strictly"),
+    ("study.recommenders", ["X", "W"], "config key study.recommenders[1]: recommender 'W' is "
+                                       "not in 'recommenders'"),
+    ("study.datasets", ["synthetic", "ml-2m"], "config key study.datasets[1]: dataset 'ml-2m'"),
+    ("study.m", 400, "config key study.m: m = 400 sampled items, but dataset 'synthetic' has "
+                     "only n_items = 400"),
+    ("study.figure6.max_m", 500, "config key study.figure6.max_m: m = 500"),
+    ("jin.m", 160, "config key jin.m: m = 160 sampled items, but dataset 'synthetic-small'"),
+    ("jin.figure3.m_values", [49, 1000], "config key jin.figure3.m_values[1]: m = 1000"),
+    ("jin.figure3.recommender", "W", "config key jin.figure3.recommender: recommender 'W'"),
+    ("jin.recommenders", ["X"], "config key jin.recommenders: must not be empty"),
+    ("jin.estimators", ["mle", "em"], "config key jin.estimators[1]"),
+    ("jin.metrics", ["ndcg@ten"], "config key jin.metrics[0]"),
+    ("jin.options", {"mes": {"etta": 0.1}}, "config key jin.options.mes: method 'mes' takes no "
+                                            "option(s) etta"),
+    ("jin.options", {"mle": {"C": 10}}, "config key jin.options.mle"),
+    ("recommenders.X.factor", 8, "config key recommenders.X: model 'ials' takes no parameter "
+                                 "'factor'"),
+    ("recommenders.X.factors", 0, "config key recommenders.X: IALS factors must be a positive"),
+    ("recommenders.EASE.lam", -5.0, "config key recommenders.EASE: EASE needs lam > 0"),
+    ("recommenders.W", {"model": "svd"}, "config key recommenders.W.model: expected one of"),
+    ("recommenders.W", {"q": 1.0}, "config key recommenders.W: 'model' is a required property"),
+    ("toy.table2.m", 10000, "config key toy.table2.m: m = 10000 sampled items, but toy.n = "),
+    ("toy.figure3.m_values", [10, 20000], "config key toy.figure3.m_values[1]"),
+    ("toy.figure4.metric", "auc@3", "config key toy.figure4.metric"),
+    ("toy.n", _DELETE, "config key toy: 'n' is a required property"),
+]
+
+
+@pytest.mark.parametrize("key, value, expected", CONFIG_CASES,
+                         ids=[f"{k}={v!r}"[:60] for k, v, _ in CONFIG_CASES])
+def test_config_mistake(key, value, expected):
+    config = copy.deepcopy(BASE)
+    _set(config, key, value)
+    with pytest.raises(ConfigError) as err:
+        check_config(config, SCHEMA)
+    assert expected in one_line(str(err.value)), str(err.value)
+
+
+def test_the_shipped_configs_pass():
+    check_config(BASE, SCHEMA, [ROOT / "config" / "config.yaml", ROOT / "config" / "test.yaml"])
+    for extra in sorted((ROOT / "config" / "datasets").glob("*.yaml")) + [
+            ROOT / "config" / "offline.yaml"]:
+        from snakemake.utils import update_config
+        config = load_yaml_strict(ROOT / "config" / "config.yaml")
+        update_config(config, load_yaml_strict(extra))
+        check_config(config, SCHEMA, [extra])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("seed: 1\nseed: 2\n", "key 'seed' appears twice in one mapping (lines 1 and 2)"),
+    ("study:\n  m: 10\n  m: 20\n", "key 'm' appears twice"),
+    ("- a\n- b\n", "expected a mapping of keys at the top, found list"),
+    ("study: [unclosed\n", "not valid YAML"),
+])
+def test_config_file_mistake(tmp_path, text, expected):
+    f = tmp_path / "my.yaml"
+    f.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_yaml_strict(f)
+    assert expected in one_line(str(err.value))
+    assert str(f) in str(err.value)
+
+
+def _workflow_copy(dest: Path) -> Path:
+    import shutil
+    for item in ("Snakefile", "workflow", "config", "profiles"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
+    return dest
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("extra, expected", [
+    ("seed: 1\nseed: 2\n", "sampled-metrics: config file my.yaml: key 'seed' appears twice"),
+    ("study:\n  figure5:\n    edges: [10]\n    bins: 3\n",
+     "sampled-metrics: config key study.figure5: unknown key 'bins'"),
+    ("study:\n  tie: average\n", "sampled-metrics: config key study.tie: 'average'"),
+])
+def test_snakemake_dry_run_fails_in_one_line(tmp_path, extra, expected):
+    wd = _workflow_copy(tmp_path)
+    (wd / "my.yaml").write_text(extra)
+    before = files_under(wd)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile",
+                           "config/test.yaml", "my.yaml"], cwd=wd, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 1
+    assert one_line(proc.stderr.strip().splitlines()[-1]).startswith(expected), proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert {p for p in files_under(wd) - before if p.parts[0] != ".snakemake"} == set()
+
+
+# --- data files ---------------------------------------------------------------------------
+
+def _ml1m_zip(path: Path, text: str | bytes, member: str = "ml-1m/ratings.dat") -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(member, text)
+    return path
+
+
+def _written(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+GOOD = "".join(f"{u}::{i}::4::{100 * u + i}\n" for u in range(1, 6) for i in range(1, 5))
+
+
+def _corrupt(path: Path) -> Path:
+    _ml1m_zip(path, GOOD * 50)
+    data = bytearray(path.read_bytes())
+    data[60] ^= 0xFF
+    path.write_bytes(bytes(data))
+    return path
+
+
+DATA_CASES = [
+    ("huge id", lambda p: _ml1m_zip(p, GOOD + "123456789012345678901234::1::4::5\n"),
+     "line 21: user '123456789012345678901234' is too large for a 64-bit integer"),
+    ("three fields", lambda p: _ml1m_zip(p, GOOD + "1::2::3\n"), "line 21: expected 4 fields"),
+    ("letters", lambda p: _ml1m_zip(p, GOOD + "1::x::3::4\n"), "line 21: expected 4 fields"),
+    ("blank line inside", lambda p: _ml1m_zip(p, GOOD + "\n" + GOOD), "line 21: expected"),
+    ("empty member", lambda p: _ml1m_zip(p, ""), "no ratings to split"),
+    ("one rating per user", lambda p: _ml1m_zip(p, "1::1::4::5\n2::2::4::6\n3::1::5::7\n"),
+     "no user is left to evaluate (3 users"),
+    ("wrong member", lambda p: _ml1m_zip(p, GOOD, "ml-1m/ratings.csv"),
+     "no member 'ml-1m/ratings.dat'; the archive holds 'ml-1m/ratings.csv'"),
+    ("not a zip", lambda p: _written(p, b"hello"), "not a readable zip archive"),
+    ("damaged zip", _corrupt, "ml-1m/ratings.dat: unreadable, the archive is damaged"),
+    ("directory", lambda p: p.mkdir() or p, "is a directory, expected a zip archive"),
+    ("missing", lambda p: p, "archive not found"),
+]
+
+
+@pytest.mark.parametrize("name, make, expected", DATA_CASES, ids=[c[0] for c in DATA_CASES])
+def test_data_file_fault(tmp_path, name, make, expected):
+    (tmp_path / "data" / "raw").mkdir(parents=True)
+    archive = make(tmp_path / "data" / "raw" / "mine.zip")
+    out = tmp_path / "out" / "split.npz"
+    spec = {"format": "ml-1m", "path": "my/ml-1m.zip", "md5": "0" * 32}
+    with pytest.raises(DataError) as err:
+        make_split(archive, spec, out, name="mine")
+    message = one_line(str(err.value))
+    assert expected in message, message
+    assert message.startswith("my/ml-1m.zip (dataset 'mine')"), message
+    assert not out.exists() and not list((tmp_path).rglob(".split.npz.*"))
+
+
+@pytest.mark.parametrize("variant", ["bom", "trailing blank lines", "crlf"])
+def test_ratings_variants_read_alike(tmp_path, variant):
+    """A BOM, trailing blank lines and CRLF line ends give the same split as the plain file."""
+    text = {"bom": "\ufeff" + GOOD, "trailing blank lines": GOOD + "\n\n \n",
+            "crlf": GOOD.replace("\n", "\r\n")}[variant]
+    plain = make_split(_ml1m_zip(tmp_path / "a.zip", GOOD), "ml-1m", tmp_path / "a.npz")
+    other = make_split(_ml1m_zip(tmp_path / "b.zip", text.encode()), "ml-1m", tmp_path / "b.npz")
+    assert plain == other
+    a, b = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
+    assert all(np.array_equal(a[k], b[k]) for k in a.files)
+
+
+# --- library arguments --------------------------------------------------------------------
+
+LIBRARY_CASES = [
+    ("m=True", lambda: correction("recall@10", 100, True, "cls"),
+     "m (number of sampled items) must be an integer, got the boolean True"),
+    ("n=True", lambda: rank_pmf([1], True, 1), "n (number of items) must be an integer"),
+    ("n=1.5", lambda: rank_pmf([1], 10.5, 3), "n (number of items) must be an integer"),
+    ("bool ranks", lambda: apply_correction(np.ones(4), np.array([True, False])),
+     "sampled ranks must be numbers, got booleans"),
+    ("string ranks", lambda: apply_correction(np.ones(4), ["1", "2"]),
+     "sampled ranks must be numbers"),
+    ("fractional sampled", lambda: apply_correction(np.ones(4), [1.5]),
+     "sampled ranks must be integers, got 1.5"),
+    ("NaN sampled", lambda: apply_correction(np.ones(4), [np.nan]), "must be finite"),
+    ("sampled beyond m+1", lambda: apply_correction(np.ones(4), [5]), "1..m+1=4, got 5..5"),
+    ("2-D vector", lambda: apply_correction(np.ones((2, 4)), [1]), "must be 1-D, got shape"),
+    ("NaN vector", lambda: apply_correction(np.array([1, np.nan]), [1]), "must be finite"),
+    ("fractional true", lambda: expected_sampled_metric("auc", [2.5], 100, 10),
+     "true ranks must be integers, got 2.5"),
+    ("NaN true", lambda: expected_sampled_metric("auc", [np.nan], 100, 10),
+     "true ranks must be finite"),
+    ("true beyond n", lambda: expected_sampled_metric("auc", [101], 100, 10),
+     "true ranks must lie in 1..n=100"),
+    ("2-D correction", lambda: expected_sampled_metric("auc", [1], 100, 10,
+                                                       correction=np.ones((1, 11))),
+     "must be 1-D"),
+    ("draw m=1.5", lambda: draw_sampled_ranks([1], 100, 1.5), "m (number of sampled items)"),
+    ("draw bool ranks", lambda: draw_sampled_ranks(np.array([True]), 100, 10), "booleans"),
+    ("check_sample_size m=True", lambda: check_sample_size([100], True, "binomial"),
+     "positive integer"),
+    ("weights n=True", lambda: metric_weights("ndcg", True), "got the boolean True"),
+    ("weights huge n", lambda: metric_weights("ndcg", 10 ** 12), "would need"),
+    ("integer check", lambda: check_integer("repeats", np.bool_(True)), "boolean"),
+    ("rank file missing", lambda: read_rank_file("nowhere/X.npz"), "no such file"),
+    ("rank file range", lambda: RankFile(users=np.arange(2), exact=np.array([1, 2]),
+                                         n_u=np.array([5, 5]), sampled={3: np.array([[1, 9]])},
+                                         n_items=5, sampling="binomial", tie="random", seed=0),
+     "sampled ranks for m=3 must lie in 1..m+1=4"),
+    ("rank file law", lambda: RankFile(users=np.arange(1), exact=np.array([1]),
+                                       n_u=np.array([5]), sampled={}, n_items=5,
+                                       sampling="uniform", tie="random", seed=0),
+     "sampling must be one of binomial, hypergeometric"),
+]
+
+
+@pytest.mark.parametrize("name, call, expected", LIBRARY_CASES,
+                         ids=[c[0] for c in LIBRARY_CASES])
+def test_library_argument(monkeypatch, name, call, expected):
+    monkeypatch.setenv("SAMPLED_METRICS_MEMORY", str(8 << 30))
+    with pytest.raises(ValueError) as err:
+        call()
+    assert expected in one_line(str(err.value)), str(err.value)
