@@ -33,6 +33,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/ranks.smk"
 include: "workflow/rules/kdd_study.smk"
 include: "workflow/rules/jin.smk"
+include: "workflow/rules/protocols.smk"
 
 
 rule all:
@@ -40,4 +41,5 @@ rule all:
         toy_targets(),
         study_targets(),
         jin_targets(),
+        protocols_targets(),
     default_target: True

@@ -22,11 +22,15 @@ from .sampling import (draw_sampled_ranks, expected_metric_matrix, expected_samp
                        rank_pmf)
 from .corrections import apply_correction, bias_variance, correction, correction_vectors
 from .estimators import estimate_rank_distribution, metric_from_distribution
+from .multipositive import correct_multi_positive, multi_positive_metric
+from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
            "metric_of_sets", "rank_pmf", "expected_sampled_metric", "expected_metric_matrix",
            "draw_sampled_ranks", "correction", "correction_vectors", "apply_correction",
-           "bias_variance", "estimate_rank_distribution", "metric_from_distribution"]
+           "bias_variance", "estimate_rank_distribution", "metric_from_distribution",
+           "correct_multi_positive", "multi_positive_metric", "weighted_rank_estimate",
+           "weighted_corrected_metric"]
 
 # Is A better than B (paired, bias-aware), Li et al.'s MN correction and adaptive sampling
 from .compare import compare_ranks

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 
 from .checks import check_allocation
-from .corrections import apply_correction, correction_vectors, parse_correction
+from .corrections import apply_correction, correction_label, correction_vectors, \
+    parse_correction
 from .metrics import parse_metrics
+from .positives_csv import correct_long_csv, long_format
 from .rankfile import read_rank_file
 from .sampling import SAMPLING_LAWS, check_nm
 from .textfile import read_integers
@@ -106,6 +108,10 @@ def _names(text: str, what: str) -> list[str]:
 
 
 def _cmd_correct(args) -> pd.DataFrame:
+    if args.column is None and long_format(args.ranks):
+        return _correct_long(args)
+    if args.max_m is not None:
+        raise ValueError("--max-m only applies to a long-format CSV of positives")
     n, m, sampling = _resolve_inputs(args)
     _check_bootstrap(args)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
@@ -128,6 +134,24 @@ def _cmd_correct(args) -> pd.DataFrame:
                 rows.append((name, label, vals.mean(), se, *_interval(boot @ vec, args.level)))
     return pd.DataFrame(rows, columns=["metric", "correction", "value", "std_error", "ci_low",
                                        "ci_high"])
+
+
+def _correct_long(args) -> pd.DataFrame:
+    """``correct`` on a long-format CSV of several positives per user (positives_csv)."""
+    for option in ("n", "m", "repeat"):
+        if getattr(args, option) is not None:
+            raise ValueError(f"--{option} does not apply to a long-format CSV ({args.ranks} "
+                             f"gives n_nonrelevant and n_negatives per row)")
+    _check_bootstrap(args)
+    names = _names(args.correction, "correction")
+    if long_format(args.ranks) == "draws" and args.correction == DEFAULT_CORRECTIONS:
+        names = ["sampled", "weighted_rank_estimate"]
+    if args.gamma is not None and "bv" not in [x.lower() for x in names]:
+        raise ValueError(f"--gamma {args.gamma:g} only applies to the correction 'bv', but "
+                         f"--correction is {args.correction!r}")
+    names = [correction_label(x, args.gamma) if x.lower() == "bv" else x for x in names]
+    return correct_long_csv(args.ranks, _names(args.metric, "metric"), names, args.sampling or "binomial",
+                            args.bootstrap, args.level, args.seed, args.max_m)
 
 
 def _cmd_estimate(args) -> pd.DataFrame:
@@ -231,7 +255,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "(KDD'20 Sec. 5): rank_estimate (eq. 20), minimal_bias (eq. 21-23), cls "
                     "(eq. 21 with monotone M^), bv_<gamma> (eq. 24-25; bv_1 = posterior mean, "
                     "eq. 26). value = mean over the ranks, std_error = its standard error, "
-                    "ci_low/ci_high = percentile bootstrap interval over users (seeded).")
+                    "ci_low/ci_high = percentile bootstrap interval over users (seeded). "
+                    "Several positives per user: give --ranks a long-format CSV with columns "
+                    "user,position,n_nonrelevant,n_negatives (one row per positive) or "
+                    "user,position,n_nonrelevant,above,prob (one row per drawn negative, "
+                    "popularity sampling: corrections sampled, weighted_rank_estimate); "
+                    "see the README.")
     p.add_argument("--metric", default="recall@10,ndcg@10,ap,auc",
                    help="comma-separated metrics (auc, ap, ap@k, ndcg, ndcg@k, recall@k, "
                         "precision@k); default %(default)s")
@@ -240,6 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "minimal_bias, cls, bv_<gamma> or bv with --gamma; default %(default)s")
     p.add_argument("--gamma", type=float, help="gamma in [0, 1] for the correction 'bv' (eq. 24)")
     _add_input_options(p, bootstrap=1000)
+    p.add_argument("--max-m", type=int, help="long-format CSV: users with more than this "
+                   "many negatives get CLS/BV of a thinned list of this size (default 100)")
     p.add_argument("--format", choices=("table", "csv"), default="table",
                    help="output format (default: aligned table)")
     p.set_defaults(func=_cmd_correct)

@@ -326,9 +326,9 @@ def _check_jin(config) -> None:
         if dataset not in known:
             raise ConfigError(f"config key jin.datasets[{i}]: {dataset!r} is not defined in "
                               f"'datasets' (defined: {', '.join(map(str, known)) or 'none'})")
-    for dataset in config.get("protocols") or {}:
+    for dataset in config.get("dataset_protocols") or {}:
         if dataset not in known:
-            raise ConfigError(f"config key protocols.{dataset}: not a dataset defined in "
+            raise ConfigError(f"config key dataset_protocols.{dataset}: not a dataset defined in "
                               f"'datasets' (defined: {', '.join(map(str, known)) or 'none'})")
     for key in ("metrics", "table2_metrics"):
         _each(config, ("jin", key), _metric)
@@ -364,12 +364,33 @@ def _check_toy(config) -> None:
         raise ConfigError(f"config key toy.figure3.top: {top} ranks shown, but toy.n = {n}")
 
 
+def _check_protocols(config) -> None:
+    """Issue 10's protocols section: recommenders, datasets, metric and correction names
+    (``minimal_bias`` is refused: its pseudo-inverse has no interpolation grid, so every
+    distinct n of every repeat would be solved exactly)."""
+    protocols = config.get("protocols")
+    if not protocols:
+        return
+    _recommender_refs(config, ("protocols", "recommenders"))
+    for i, name in enumerate(protocols.get("datasets", [])):
+        if name not in (config.get("datasets") or {}):
+            raise ConfigError(f"config key protocols.datasets[{i}]: dataset {_short(name)} is "
+                              f"not in 'datasets'")
+    _each(config, ("protocols", "metrics"), _metric)
+    _each(config, ("protocols", "corrections"), _correction)
+    for i, name in enumerate(protocols.get("corrections", [])):
+        if str(name).strip().lower() in ("minimal_bias", "mb", "bv_0"):
+            raise ConfigError(f"config key protocols.corrections[{i}]: {_short(name)} is not "
+                              f"offered in the protocols study; use cls or bv_<gamma > 0>")
+
+
 def check_semantics(config: Mapping) -> None:
     """Everything config alone decides beyond the schema (see the module docstring)."""
     _check_recommenders(config)
     _check_toy(config)
     _check_study(config)
     _check_jin(config)
+    _check_protocols(config)
 
 
 def check_config(config: Mapping, schema, files=()) -> None:

@@ -134,7 +134,7 @@ class RankLawMoments:
     n: int
     m: int
     sampling: str
-    metrics: tuple
+    metrics: tuple          # Metric objects
     gram: np.ndarray
     atb: np.ndarray
     c: np.ndarray
@@ -162,13 +162,13 @@ def rank_law_moments(metrics, n: int, m: int, sampling: str = "binomial", prior=
     check_allocation((2 + len(metric_list)) * n, f"the rank law over the n = {n} items")
     p = _check_prior(prior, n)
     if p is None:
-        return _uniform_moments(tuple(x.name for x in metric_list), n, m, sampling, direct)
+        return _uniform_moments(tuple(metric_list), n, m, sampling, direct)
     return _moments(metric_list, n, m, sampling, p, direct)
 
 
 @lru_cache(maxsize=64)
-def _uniform_moments(names: tuple, n: int, m: int, sampling: str, direct: bool):
-    return _moments([parse_metric(x) for x in names], n, m, sampling,
+def _uniform_moments(metric_list: tuple, n: int, m: int, sampling: str, direct: bool):
+    return _moments(list(metric_list), n, m, sampling,
                     np.full(n, 1.0 / n), direct)
 
 
@@ -197,8 +197,7 @@ def _moments(metric_list, n, m, sampling, p, direct) -> RankLawMoments:
             atb[lo:hi] += wP.T @ W[r_lo - 1:r_hi][nz]
             c[lo:hi] += wP.sum(axis=0)
     btb = p @ (W ** 2)
-    return RankLawMoments(n, m, sampling, tuple(x.name for x in metric_list), gram, atb, c,
-                          btb)
+    return RankLawMoments(n, m, sampling, tuple(metric_list), gram, atb, c, btb)
 
 
 def rank_estimate_ranks(n: int, m: int) -> np.ndarray:
@@ -455,8 +454,10 @@ def correction_lookup(metrics, corrections, n_values, m: int, sampling: str = "b
 
     Parameters
     ----------
-    metrics : sequence of str
-        Metric names, e.g. ``'recall@10'``.
+    metrics : sequence of str or Metric
+        Metric names, e.g. ``'recall@10'``, or Metric objects (any object whose
+        ``weights(n)`` gives M(1..n), such as the shifted per-positive terms of
+        :mod:`sampled_metrics.multipositive`).
     corrections : sequence
         Correction names (``'cls'``, ``'bv_0.1'``, ...) or (name, gamma) tuples.
     n_values : sequence of int
@@ -518,7 +519,7 @@ def correction_lookup(metrics, corrections, n_values, m: int, sampling: str = "b
 
     The result depends only on the arguments (the grid only on the set of distinct n).
     """
-    metric_names = tuple(parse_metric(x).name for x in metrics)
+    metric_names = tuple(parse_metric(x) for x in metrics)   # Metric objects (hashable)
     parsed = tuple(_parse_methods(corrections))
     n_all = np.asarray(n_values).reshape(-1)
     if n_all.size and not np.all(np.mod(n_all, 1) == 0):

@@ -6,6 +6,7 @@ ENV = "../envs/sampled-metrics.yaml"
 
 STUDY = config.get("study", {})
 JIN = config.get("jin", {}) if config.get("jin", {}).get("enabled", False) else {}
+PROTOCOLS = config.get("protocols", {})
 
 
 def study_datasets():
@@ -49,6 +50,7 @@ def correction_plan(m):
 
 def all_recommenders():
     recs = list(STUDY.get("recommenders", [])) + list(JIN.get("recommenders", []))
+    recs += list(PROTOCOLS.get("recommenders", []))
     if JIN:
         recs.append(JIN["figure3"]["recommender"])
     return list(dict.fromkeys(recs))
@@ -75,6 +77,7 @@ def alternatives(values):
 
 wildcard_constraints:
     dataset=alternatives(config.get("datasets", {})),
+    split="last|holdout",
     recommender=alternatives(all_recommenders()),
     m=alternatives(all_sample_sizes()),
 
@@ -109,10 +112,10 @@ def get_estimates(kind, m, recommenders):
 
 def dataset_protocol(dataset):
     """Candidates and law of the negatives of a dataset's rank files: the study's
-    (items outside the training set, study.sampling) unless config ``protocols`` names the
+    (items outside the training set, study.sampling) unless config ``dataset_protocols`` names the
     dataset (e.g. Jin et al.'s: all items, negatives with replacement)."""
     default = {"candidates": "unseen", "sampling": STUDY.get("sampling", "hypergeometric")}
-    return {**default, **config.get("protocols", {}).get(dataset, {})}
+    return {**default, **config.get("dataset_protocols", {}).get(dataset, {})}
 
 
 def jin_figures():
@@ -169,4 +172,25 @@ def jin_targets():
         out += expand("figures/{d}/jin_figure{i}.{ext}", d=d, i=jin_figures(), ext=["pdf", "png"])
     if study_datasets():
         out += expand("figures/jin_figure{i}.{ext}", i=jin_figures(), ext=["pdf", "png"])
+    return out
+
+
+def get_protocol_runs(wildcards):
+    """Input function: the runs CSV of every split of the protocols study."""
+    return [f"results/{wildcards.dataset}/protocols/runs_{s}.csv" for s in PROTOCOLS["splits"]]
+
+
+def protocols_targets(force=False):
+    """Issue 10's protocols table, ordering CSV and figure (in rule all when enabled)."""
+    if not PROTOCOLS or not (force or PROTOCOLS.get("enabled")):
+        return []
+    unknown = [d for d in PROTOCOLS["datasets"] if d not in config.get("datasets", {})]
+    if unknown:
+        raise ValueError(f"protocols.datasets names {unknown} but config 'datasets' defines "
+                         f"only {sorted(config.get('datasets', {}))}")
+    out = []
+    for d in PROTOCOLS["datasets"]:
+        out += [f"results/{d}/protocols.csv", f"results/{d}/protocols.md",
+                f"results/{d}/protocols_ordering.csv"]
+        out += expand("figures/{d}/protocols.{ext}", d=d, ext=["pdf", "png"])
     return out

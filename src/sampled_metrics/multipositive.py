@@ -1,0 +1,316 @@
+"""Corrected sampled metrics for users with several positives (KDD'20 Sec. 8, generalised).
+
+User u has k = k_u test positives, N = N_u non-relevant candidates and M = M_u sampled
+negatives; its sampled list holds the k positives and the M negatives (k + M items). Sort
+its positives by sampled position p_1 < ... < p_k. For the i-th:
+
+    a_i = i - 1               positives above it (their relative order is observed)
+    y_i = p_i - i             sampled negatives above it
+    x_i                       non-relevant items above it in the full ranking (unknown)
+    r_i = 1 + a_i + x_i       its full-ranking position among the k + N candidates
+
+Every metric of eq. 2-6 is a per-user normaliser times a sum over positives of a term
+that depends on r_i only once a_i is known:
+
+==============  ===============================  =====================
+metric          term of positive i               normaliser
+==============  ===============================  =====================
+``recall@K``    delta(r_i <= K)                  1 / k
+``precision@K`` delta(r_i <= K) / K              1
+``ndcg@K``      delta(r_i <= K) / log2(r_i + 1)  1 / IDCG(min(k, K))
+``ap@K``        delta(r_i <= K) (a_i + 1) / r_i  1 / min(k, K)
+``ap``, ``ndcg`` the same without delta          1 / k, 1 / IDCG(k)
+``auc``         (N - x_i) / N                    1 / k
+==============  ===============================  =====================
+
+(AP's precision at r_i is (a_i + 1) / r_i; AUC of eq. 2 reduces to the mean of
+(N - x_i) / N since sum_i a_i = k (k - 1) / 2.) The metric on the sampled list is the same
+formula with y_i for x_i and M for N.
+
+Reduction. Under uniform sampling (:mod:`sampled_metrics.protocol_laws`),
+y_i | x_i is the one-item law of :mod:`sampled_metrics.sampling` with n = N + 1 items,
+m = M samples, true rank r = 1 + x_i and sampled rank r~ = 1 + y_i = p_i - a_i. So the
+i-th term is a one-item problem with the *shifted* metric vector W_a(r) = term(a + r)
+(:class:`ShiftedMetric`), and every correction M^ of :mod:`sampled_metrics.corrections`
+applies term by term: the corrected metric of u is
+
+    normaliser(k_u) * sum_i M^_{W_{a_i}; N_u + 1, M_u}(p_i - a_i).
+
+By linearity, E[corrected | x] - metric = normaliser * sum_i (E[M^(r~_i) | x_i] - W(r_i)):
+a correction unbiased per one-item problem (rank estimate of AUC, CLS of AUC) stays
+unbiased, and the bias of the others is the sum of their one-item biases. What does not
+carry over: BV's variance term treats the positives' terms as independent, while they
+share the M negatives (their sampled ranks are positively correlated).
+
+Large M. The moment-based corrections (``minimal_bias``, ``cls``, ``bv``) solve systems of
+size M + 1 per (N, M); RecBole's ``uni100`` gives M = 100 k_u, thousands for heavy users.
+For M > ``max_m`` they are applied at m' = ``max_m`` to the *thinned* count: a uniform
+m'-subset of the M draws is itself a sample of m' draws under the same law (binomial or
+hypergeometric), so y' | y ~ Hypergeom(M, y, m') and y' | x follows the one-item law at m'.
+The correction used is its Rao-Blackwell average over the thinning,
+
+    M^_M(y) = sum_t Hypergeom(t; M, y, m') M^_{m'}(1 + t),
+
+which has the expectation of M^_{m'} (same bias) and no more variance. ``sampled`` and
+``rank_estimate`` always use M itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .corrections import correction_label, parse_correction
+from .metrics import Metric, parse_metric
+from .positive_lookup import moment_terms
+from .sampling import SAMPLING_LAWS
+from .shifted import ShiftedMetric, shifted_term as _term
+
+__all__ = ["ShiftedMetric", "PositiveTable", "correct_multi_positive", "correct_positives",
+           "multi_positive_metric", "DEFAULT_MAX_M"]
+
+#: Sample size above which moment-based corrections use the thinned count (module docstring).
+DEFAULT_MAX_M = 100
+
+
+def _integers(values, what: str) -> np.ndarray:
+    """int64 array of integer values; one-line ValueError for bool, NaN or fractions."""
+    arr = np.asarray(values)
+    if arr.dtype == bool:
+        raise ValueError(f"{what} must be integers, got booleans")
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{what} must be integers") from None
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(f"{what} must be integers, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{what} must be finite integers, got NaN or inf")
+        if not np.all(arr == np.round(arr)):
+            raise ValueError(f"{what} must be integers, got non-integral values")
+    return arr.astype(np.int64)
+
+
+@dataclass
+class PositiveTable:
+    """Positives of U users as flat arrays, sorted by (user, position).
+
+    Attributes
+    ----------
+    user : int array (P,)
+        0-based user index of each positive.
+    position : int array (P,)
+        1-based position p in the user's list (sampled list, or full ranking for exact).
+    above : int array (P,)
+        a = positives of the same user above it.
+    k, n_nonrelevant, n_negatives : int arrays (U,)
+        k_u, N_u, M_u.
+    order : int array (P,)
+        Row of the input (flattened ``positions``, or long rows) of each sorted positive.
+    """
+
+    user: np.ndarray
+    position: np.ndarray
+    above: np.ndarray
+    k: np.ndarray
+    n_nonrelevant: np.ndarray
+    n_negatives: np.ndarray
+    order: np.ndarray
+
+    @classmethod
+    def from_lists(cls, positions, n_nonrelevant, n_negatives) -> "PositiveTable":
+        """From ``positions[u]`` (a sequence of 1-D sequences, a 1-D array: one positive per
+        user, or a 2-D array: users x k) and per-user N_u, M_u."""
+        if isinstance(positions, np.ndarray) and positions.ndim in (1, 2):
+            pos = positions.reshape(positions.shape[0], -1)
+            lengths = np.full(pos.shape[0], pos.shape[1], dtype=np.int64)
+            flat = pos.reshape(-1)
+        else:
+            lists = [np.asarray(p).reshape(-1) for p in positions]
+            lengths = np.fromiter((p.size for p in lists), dtype=np.int64, count=len(lists))
+            flat = np.concatenate(lists) if lists else np.zeros(0, dtype=np.int64)
+            if flat.dtype == bool:   # concatenate of empty lists gives float; check bools here
+                raise ValueError("positions must be integers, got booleans")
+        user = np.repeat(np.arange(lengths.size), lengths)
+        return cls.from_long(user, flat, n_nonrelevant, n_negatives, dense_users=True)
+
+    @classmethod
+    def from_long(cls, user, position, n_nonrelevant, n_negatives, *,
+                  dense_users: bool = False) -> "PositiveTable":
+        """From one row per positive: ``user`` ids (any integers), ``position`` and, per
+        row, ``n_nonrelevant``/``n_negatives`` (or per user if ``dense_users``: ``user``
+        then indexes 0..U-1 and they are per-user arrays)."""
+        position = _integers(position, "positions")
+        user = _integers(user, "user ids")
+        if user.shape != position.shape or position.ndim != 1:
+            raise ValueError("user ids and positions must be 1-D arrays of equal length")
+        N = _integers(np.atleast_1d(n_nonrelevant), "n_nonrelevant")
+        M = _integers(np.atleast_1d(n_negatives), "n_negatives")
+        if dense_users:
+            U = N.size
+            if M.shape != (U,) or N.ndim != 1:
+                raise ValueError(f"n_nonrelevant and n_negatives need one entry per user "
+                                 f"({U}), got shapes {N.shape} and {M.shape}")
+            ids = user
+            if np.bincount(user, minlength=U).min(initial=1) == 0:
+                raise ValueError(f"user {int(np.argmin(np.bincount(user, minlength=U)))} "
+                                 f"has no positives")
+            if user.size and user.max() >= U:
+                raise ValueError(f"positions given for {int(user.max()) + 1} users but "
+                                 f"n_nonrelevant for {U}")
+        else:
+            if N.shape != position.shape or M.shape != position.shape:
+                raise ValueError("n_nonrelevant and n_negatives need one entry per row")
+            _, ids = np.unique(user, return_inverse=True)
+            ids = ids.reshape(-1)
+            U = int(ids.max()) + 1 if ids.size else 0
+            first = np.zeros(U, dtype=np.int64)
+            first[ids[::-1]] = np.arange(ids.size)[::-1]
+            if np.any(N != N[first][ids]) or np.any(M != M[first][ids]):
+                bad = int(user[np.flatnonzero((N != N[first][ids]) | (M != M[first][ids]))[0]])
+                raise ValueError(f"user {bad}: n_nonrelevant and n_negatives must be the "
+                                 f"same on all its rows")
+            N, M = N[first], M[first]
+        if U == 0:
+            raise ValueError("no users")
+        if N.min() < 1:
+            raise ValueError(f"n_nonrelevant must be >= 1 (user {int(np.argmin(N))} has "
+                             f"{int(N.min())})")
+        if M.min() < 1:
+            raise ValueError(f"n_negatives must be >= 1 (user {int(np.argmin(M))} has "
+                             f"M_u = {int(M.min())}: no sampled negatives)")
+        order = np.lexsort((position, ids))
+        ids, position = ids[order], position[order]
+        k = np.bincount(ids, minlength=U)
+        start = np.concatenate([[0], np.cumsum(k)[:-1]])
+        above = np.arange(ids.size) - start[ids]
+        if position.size and position.min() < 1:
+            raise ValueError(f"positions must be >= 1, got {int(position.min())}")
+        limit = (k + M)[ids]
+        if np.any(position > limit):
+            j = int(np.flatnonzero(position > limit)[0])
+            raise ValueError(f"user {int(ids[j])}: position {int(position[j])} beyond its "
+                             f"list of k_u + M_u = {int(limit[j])} items")
+        dup = (ids[1:] == ids[:-1]) & (position[1:] == position[:-1])
+        if dup.any():
+            j = int(np.flatnonzero(dup)[0])
+            raise ValueError(f"user {int(ids[j])}: position {int(position[j])} given twice")
+        return cls(ids, position, above, k, N, M, order)
+
+
+def _normaliser(metric: Metric, k: np.ndarray) -> np.ndarray:
+    """Per-user factor of the module table for k positives."""
+    k = np.asarray(k, dtype=np.float64)
+    if metric.kind == "precision":
+        return np.ones_like(k)
+    if metric.kind in ("recall", "auc"):
+        return 1.0 / k
+    top = k if metric.k is None else np.minimum(k, metric.k)
+    if metric.kind == "ap":
+        return 1.0 / top
+    idcg = np.cumsum(1.0 / np.log2(np.arange(2, int(top.max()) + 2)))
+    return 1.0 / idcg[top.astype(np.int64) - 1]
+
+
+def _per_user(table: PositiveTable, metric: Metric, terms: np.ndarray) -> np.ndarray:
+    sums = np.bincount(table.user, weights=terms, minlength=table.k.size)
+    return _normaliser(metric, table.k) * sums
+
+
+def multi_positive_metric(metric, positions, n_nonrelevant) -> np.ndarray:
+    """Metric of eq. 2-6 per user, the positives at ``positions[u]`` in a list of
+    k_u + N_u items (``n_nonrelevant[u]`` = N_u non-relevant ones): the exact metric for
+    full-ranking positions, the uncorrected sampled one for sampled positions and N = M."""
+    table = PositiveTable.from_lists(positions, n_nonrelevant, n_nonrelevant)
+    metric = parse_metric(metric)
+    N = table.n_nonrelevant[table.user]
+    s = table.position - table.above
+    return _per_user(table, metric, _term(metric, table.above, s, N + 1))
+
+
+def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, method: str,
+                           gamma: float | None = None, sampling: str = "binomial", *,
+                           max_m: int = DEFAULT_MAX_M, processes: int = 1) -> np.ndarray:
+    """Corrected sampled metric of each user with several positives (module docstring).
+
+    Parameters
+    ----------
+    metric : str or Metric
+        ``recall@K``, ``precision@K``, ``ndcg@K``, ``ndcg``, ``ap@K``, ``ap``, ``auc``.
+    positions : sequence of 1-D int sequences, or int array (U,) or (U, k)
+        ``positions[u]``: 1-based positions of user u's positives in its sampled list of
+        k_u + M_u items, any order.
+    n_nonrelevant : int array (U,)
+        N_u, items in neither the user's training nor test set (the pool of negatives).
+    n_negatives : int array (U,)
+        M_u >= 1, sampled negatives in the user's list in total.
+    method : str
+        As for :func:`sampled_metrics.corrections.correction`: ``sampled`` (uncorrected),
+        ``rank_estimate``, ``minimal_bias``, ``cls``, ``bv`` (with ``gamma``) or
+        ``bv_<gamma>``.
+    gamma : float, optional
+    sampling : {'binomial', 'hypergeometric'}
+        Law of y_i | x_i (:func:`sampled_metrics.protocol_laws.correction_sampling`):
+        binomial for draws with replacement, per user or per positive (RecBole uniXXX);
+        hypergeometric for M distinct negatives per user.
+    max_m : int
+        Moment-based corrections for M_u > max_m use the thinned count (module docstring).
+    processes : int
+        Worker processes of :func:`sampled_metrics.corrections.correction_lookup`.
+
+    Returns
+    -------
+    ndarray (U,)
+        normaliser(k_u) sum_i M^_{W_{a_i}; N_u + 1, M_u}(p_i - a_i). With one positive per
+        user (and M_u <= max_m) it equals
+        ``apply_correction(correction(metric, N_u + 1, M_u, method), p_u)``.
+    """
+    table = PositiveTable.from_lists(positions, n_nonrelevant, n_negatives)
+    label = correction_label(method, gamma)
+    metric = parse_metric(metric)
+    return correct_positives(table, [metric], [label], sampling, max_m=max_m,
+                             processes=processes)[(metric.name, label)]
+
+
+def correct_positives(table: PositiveTable, metrics, methods, sampling: str = "binomial", *,
+                      max_m: int = DEFAULT_MAX_M, processes: int = 1) -> dict:
+    """Every metric x method for a :class:`PositiveTable`, sharing the correction lookups.
+
+    Returns a dict {(metric name, method label): per-user values (U,)}.
+    """
+    if sampling not in SAMPLING_LAWS:
+        raise ValueError(f"unknown sampling law {sampling!r}; expected one of "
+                         f"{', '.join(SAMPLING_LAWS)}")
+    if isinstance(max_m, bool) or int(max_m) != max_m or max_m < 1:
+        raise ValueError(f"max_m must be a positive integer, got {max_m!r}")
+    metrics = [parse_metric(x) for x in metrics]
+    parsed = [parse_correction(x) if isinstance(x, str) else parse_correction(*x)
+              for x in methods]
+    labels = [correction_label(*p) for p in parsed]
+    N, M = table.n_nonrelevant[table.user], table.n_negatives[table.user]
+    if sampling == "hypergeometric" and np.any(table.n_negatives > table.n_nonrelevant):
+        u = int(np.flatnonzero(table.n_negatives > table.n_nonrelevant)[0])
+        raise ValueError(f"user {u}: M_u = {int(table.n_negatives[u])} distinct negatives "
+                         f"(hypergeometric) from only N_u = {int(table.n_nonrelevant[u])}")
+    s = table.position - table.above                    # r~ = 1 + y in 1..M+1
+    out = {}
+    for metric in metrics:
+        for (name, _), label in zip(parsed, labels):
+            if name == "sampled":
+                terms = _term(metric, table.above, s, M + 1)
+            elif name == "rank_estimate":     # eq. 20 with n = N + 1, m = M
+                terms = _term(metric, table.above, 1 + (N * (s - 1)) // M, N + 1)
+            else:
+                continue
+            out[(metric.name, label)] = _per_user(table, metric, terms)
+    moment = [(p, label) for p, label in zip(parsed, labels) if p[0] not in
+              ("sampled", "rank_estimate")]
+    if moment:
+        terms = moment_terms(table, metrics, [p for p, _ in moment], s, N, M, sampling,
+                              int(max_m), processes)
+        for k, metric in enumerate(metrics):
+            for e, (_, label) in enumerate(moment):
+                out[(metric.name, label)] = _per_user(table, metric, terms[k, e])
+    return out

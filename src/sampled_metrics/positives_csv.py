@@ -1,0 +1,184 @@
+"""The long-format CSV of a sampled evaluation with several positives per user, read by
+``sampled-metrics correct --ranks FILE.csv`` (format detected from the header).
+
+Positions (one row per test positive; uniform negatives, KDD'20 per user or RecBole
+``uni<m>`` per positive)::
+
+    user,position,n_nonrelevant,n_negatives
+    17,3,3512,200          # user 17's list: its 2 positives + 200 sampled negatives;
+    17,41,3512,200         # positives at positions 3 and 41 (1-based, any row order)
+
+``n_nonrelevant`` = N_u (items in neither the user's training nor test set, the pool the
+negatives come from), ``n_negatives`` = M_u (negatives in its list in total: 100 k_u for
+``uni100``); both constant per user. Corrected with
+:func:`sampled_metrics.multipositive.correct_positives`.
+
+Draws (one row per (positive, drawn negative); popularity sampling, RecBole ``pop<m>``)::
+
+    user,position,n_nonrelevant,above,prob
+    17,3,3512,0,0.00041    # this draw was not ranked above the positive at position 3
+    17,3,3512,1,0.00007    # ...; prob = q_j, probability of one draw picking that item
+
+Every positive of a user must have the same number of draws M_u (the user's pooled
+negatives). Corrections: ``sampled`` (uncorrected) and ``weighted_rank_estimate``
+(:mod:`sampled_metrics.weighted`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .corrections import correction_label
+from .metrics import parse_metrics
+from .multipositive import DEFAULT_MAX_M, PositiveTable, correct_positives
+from .weighted import weighted_corrected_metric, weighted_rank_estimate
+
+__all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "long_format", "read_positions", "read_draws",
+           "correct_long_csv"]
+
+POSITION_COLUMNS = ("user", "position", "n_nonrelevant", "n_negatives")
+DRAW_COLUMNS = ("user", "position", "n_nonrelevant", "above", "prob")
+WEIGHTED = "weighted_rank_estimate"
+
+
+def long_format(path) -> str | None:
+    """'positions' or 'draws' if ``path`` is a CSV whose header has those columns, else
+    None (one sampled rank per line, or a CSV read by --column)."""
+    path = Path(path)
+    if path.suffix.lower() != ".csv" or not path.is_file():
+        return None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        header = {c.strip() for c in fh.readline().split(",")}
+    if set(DRAW_COLUMNS) <= header:
+        return "draws"
+    if set(POSITION_COLUMNS) <= header:
+        return "positions"
+    return None
+
+
+def _read(path, columns) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(path, skipinitialspace=True, comment="#")
+    except Exception as err:   # pandas raises many kinds; report one line
+        raise ValueError(f"{path}: cannot read as CSV ({err})") from None
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{path}: lacks column(s) {', '.join(missing)}; expected "
+                         f"{', '.join(columns)}")
+    if frame.empty:
+        raise ValueError(f"{path}: no rows")
+    return frame
+
+
+def _column_ints(frame, path, name) -> np.ndarray:
+    values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(values) | (values != np.round(values))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{path}:{row + 2}: column {name!r}: {frame[name].iloc[row]!r} is "
+                         f"not an integer")
+    return values.astype(np.int64)
+
+
+def read_positions(path) -> PositiveTable:
+    """The position format (module docstring) as a PositiveTable; ValueError naming the
+    file (and line) for bad input."""
+    frame = _read(path, POSITION_COLUMNS)
+    user, position, N, M = (_column_ints(frame, path, c) for c in POSITION_COLUMNS)
+    try:
+        return PositiveTable.from_long(user, position, N, M)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
+
+
+def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
+    """The draw format: (PositiveTable of the positives, 1 + x^ per row of the table)."""
+    frame = _read(path, DRAW_COLUMNS)
+    user, position, N = (_column_ints(frame, path, c) for c in DRAW_COLUMNS[:3])
+    above = _column_ints(frame, path, "above")
+    if np.any((above != 0) & (above != 1)):
+        row = int(np.flatnonzero((above != 0) & (above != 1))[0])
+        raise ValueError(f"{path}:{row + 2}: column 'above' must be 0 or 1, got {above[row]}")
+    prob = pd.to_numeric(frame["prob"], errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~(np.isfinite(prob) & (prob > 0) & (prob <= 1))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{path}:{row + 2}: column 'prob' must lie in (0, 1], got "
+                         f"{frame['prob'].iloc[row]!r}")
+    keys, rows = np.unique(np.stack([user, position]), axis=1, return_inverse=True)
+    rows = rows.reshape(-1)
+    draws = np.bincount(rows)
+    first = np.zeros(keys.shape[1], dtype=np.int64)
+    first[rows[::-1]] = np.arange(rows.size)[::-1]
+    try:
+        table = PositiveTable.from_long(keys[0], keys[1], N[first], draws)
+        estimate = weighted_rank_estimate(above.astype(bool), prob, rows)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
+    if np.any(N != N[first][rows]):
+        raise ValueError(f"{path}: n_nonrelevant differs between rows of one positive")
+    return table, estimate[table.order]
+
+
+def _bootstrap_means(values: np.ndarray, draws: int, seed: int) -> np.ndarray:
+    """(draws, columns): means of ``values`` (users x columns) over users resampled with
+    replacement."""
+    rng = np.random.default_rng(seed)
+    U = values.shape[0]
+    out = np.empty((draws, values.shape[1]))
+    for b in range(draws):
+        out[b] = np.bincount(rng.integers(0, U, U), minlength=U) @ values / U
+    return out
+
+
+def correct_long_csv(path, metrics, corrections, sampling: str = "binomial",
+                     bootstrap: int = 1000, level: float = 0.95, seed: int = 0,
+                     max_m: int | None = None) -> pd.DataFrame:
+    """Per metric x correction: mean over users, its standard error and a percentile
+    bootstrap interval over users (the ``correct`` command's table)."""
+    kind = long_format(path)
+    metrics = parse_metrics(metrics)
+    names = list(corrections)
+    if kind == "draws":
+        table, estimate = read_draws(path)
+        allowed = {"sampled", WEIGHTED}
+        wrong = [x for x in names if x not in allowed]
+        if wrong:
+            raise ValueError(f"{path}: popularity-sampled draws allow the corrections "
+                             f"sampled and {WEIGHTED}, not {', '.join(wrong)}")
+        columns = {}
+        for metric in metrics:
+            for name in names:
+                columns[(metric.name, name)] = (
+                    correct_positives(table, [metric], ["sampled"], sampling)[
+                        (metric.name, "sampled")] if name == "sampled" else
+                    _weighted(metric, table, estimate))
+    elif kind == "positions":
+        table = read_positions(path)
+        labels = [correction_label(x) for x in names]
+        columns = correct_positives(table, metrics, labels, sampling,
+                                   max_m=max_m or DEFAULT_MAX_M)
+        columns = {(metric.name, label): columns[(metric.name, label)]
+                   for metric in metrics for label in labels}
+    else:
+        raise ValueError(f"{path}: not a long-format CSV (header needs "
+                         f"{', '.join(POSITION_COLUMNS)} or {', '.join(DRAW_COLUMNS)})")
+    values = np.stack(list(columns.values()), axis=1)
+    boot = _bootstrap_means(values, bootstrap, seed)
+    rows = []
+    for j, (metric, label) in enumerate(columns):
+        v = values[:, j]
+        se = v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else float("nan")
+        lo, hi = (np.quantile(boot[:, j], [(1 - level) / 2, (1 + level) / 2])
+                  if bootstrap else (float("nan"), float("nan")))
+        rows.append((metric, label, v.mean(), se, float(lo), float(hi), v.size))
+    return pd.DataFrame(rows, columns=["metric", "correction", "value", "std_error", "ci_low",
+                                       "ci_high", "users"])
+
+
+def _weighted(metric, table: PositiveTable, estimate) -> np.ndarray:
+    """weighted_corrected_metric on a table (estimates aligned with its sorted rows)."""
+    positions = np.split(table.position, np.cumsum(table.k)[:-1])
+    return weighted_corrected_metric(metric, positions, table.n_nonrelevant, estimate)

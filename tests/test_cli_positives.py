@@ -1,0 +1,89 @@
+"""``sampled-metrics correct`` on the long-format CSV of several positives per user."""
+import io
+from contextlib import redirect_stdout
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sampled_metrics.cli import main
+from sampled_metrics.multipositive import correct_multi_positive
+from sampled_metrics.weighted import weighted_corrected_metric, weighted_rank_estimate
+
+
+def _run(argv):
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(argv)
+    return code, out.getvalue()
+
+
+def test_positions_csv_one_positive_equals_rank_input(tmp_path):
+    rng = np.random.default_rng(7)
+    ranks = rng.integers(1, 52, 200)
+    (tmp_path / "ranks.txt").write_text("\n".join(map(str, ranks)))
+    pd.DataFrame({"user": np.arange(200), "position": ranks, "n_nonrelevant": 999,
+                  "n_negatives": 50}).to_csv(tmp_path / "pos.csv", index=False)
+    args = ["--metric", "recall@10,ap", "--correction", "sampled,cls,bv_0.1",
+            "--format", "csv", "--bootstrap", "50"]
+    code, text = _run(["correct", "--ranks", str(tmp_path / "pos.csv"), *args])
+    assert code == 0
+    code2, text2 = _run(["correct", "--ranks", str(tmp_path / "ranks.txt"), "--n", "1000",
+                         "--m", "50", *args])
+    assert code2 == 0
+    long, plain = pd.read_csv(io.StringIO(text)), pd.read_csv(io.StringIO(text2))
+    np.testing.assert_allclose(long["value"], plain["value"], rtol=1e-5)
+    np.testing.assert_allclose(long["std_error"], plain["std_error"], rtol=1e-5)
+    assert (long["ci_low"] <= long["value"]).all() and (long["value"] <= long["ci_high"]).all()
+
+
+def test_positions_csv_several_positives(tmp_path):
+    rows = [(5, 1, 300, 40), (5, 7, 300, 40), (9, 2, 200, 20), (9, 3, 200, 20),
+            (9, 22, 200, 20), (1, 4, 100, 10)]
+    pd.DataFrame(rows, columns=["user", "position", "n_nonrelevant", "n_negatives"]
+                 ).to_csv(tmp_path / "pos.csv", index=False)
+    code, text = _run(["correct", "--ranks", str(tmp_path / "pos.csv"), "--metric",
+                       "ndcg@10", "--correction", "bv_0.1", "--format", "csv"])
+    assert code == 0
+    got = pd.read_csv(io.StringIO(text))["value"].iloc[0]
+    want = correct_multi_positive("ndcg@10", [[4], [1, 7], [2, 3, 22]], [100, 300, 200],
+                                  [10, 40, 20], "bv_0.1").mean()
+    assert got == pytest.approx(want, rel=1e-5)
+
+
+def test_draws_csv_weighted(tmp_path):
+    rng = np.random.default_rng(8)
+    rows = []
+    for user, positions in ((1, [2, 5]), (2, [1])):
+        for p in positions:
+            for _ in range(30):
+                rows.append((user, p, 400, int(rng.random() < 0.1), rng.uniform(1e-4, 1e-2)))
+    frame = pd.DataFrame(rows, columns=["user", "position", "n_nonrelevant", "above", "prob"])
+    frame.to_csv(tmp_path / "draws.csv", index=False)
+    code, text = _run(["correct", "--ranks", str(tmp_path / "draws.csv"), "--metric",
+                       "recall@10", "--format", "csv"])
+    assert code == 0
+    table = pd.read_csv(io.StringIO(text))
+    assert list(table["correction"]) == ["sampled", "weighted_rank_estimate"]
+    est = weighted_rank_estimate(frame["above"].to_numpy(bool).reshape(3, 30),
+                                 frame["prob"].to_numpy().reshape(3, 30))
+    want = weighted_corrected_metric("recall@10", [[2, 5], [1]], [400, 400], est).mean()
+    assert table["value"].iloc[1] == pytest.approx(want, rel=1e-5)
+
+
+@pytest.mark.parametrize("content, extra, message", [
+    ("user,position,n_nonrelevant,n_negatives\n1,12,50,10\n", [], "beyond its list"),
+    ("user,position,n_nonrelevant,n_negatives\n1,x,50,10\n", [], ":2: column 'position'"),
+    ("user,position,n_nonrelevant,n_negatives\n1,1,50,0\n", [], "M_u = 0"),
+    ("user,position,n_nonrelevant,n_negatives\n1,1,50,10\n", ["--n", "60"],
+     "--n does not apply"),
+    ("user,position,n_nonrelevant,above,prob\n1,1,50,1,0\n", [], "'prob' must lie in"),
+    ("user,position,n_nonrelevant,above,prob\n1,1,50,2,0.1\n", [], "'above' must be 0 or 1"),
+    ("user,position,n_nonrelevant,above,prob\n1,1,50,1,0.1\n", ["--correction", "cls"],
+     "allow the corrections sampled and weighted_rank_estimate, not cls"),
+])
+def test_bad_csv(tmp_path, capsys, content, extra, message):
+    path = tmp_path / "in.csv"
+    path.write_text(content)
+    assert main(["correct", "--ranks", str(path), *extra]) == 2
+    assert message in capsys.readouterr().err
