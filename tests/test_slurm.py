@@ -105,8 +105,9 @@ def slurm_run(slurm, tmp_path_factory):
     return wd, [j for j in jobs if Path(j["workdir"]) == wd], (partition, account)
 
 
-def test_results_are_byte_identical_to_the_local_run(slurm_run, local_run):
+def test_results_are_byte_identical_to_the_local_run(slurm_run, request):
     wd = slurm_run[0]
+    local_run = request.getfixturevalue("local_run")   # only once SLURM has run (or skipped)
     cluster = sorted(p.relative_to(wd) for p in (wd / "results").rglob("*") if p.is_file())
     assert {Path(t) for t in table_targets()} <= set(cluster)
     assert len(cluster) > 20          # also the rank files, corrections and estimates
