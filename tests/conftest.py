@@ -1,10 +1,14 @@
-"""Shared fixtures: where the real MovieLens-1M archive is, if anywhere.
+"""Shared fixtures: where the real MovieLens-1M archive is, if anywhere; one local run of the
+workflow on config/test.yaml (``local_run``), shared by the end-to-end and the SLURM tests.
 
 No path of any one machine: the archive is given by ``--ml1m PATH`` or the environment
 variable ``SAMPLED_METRICS_ML1M``, else looked for at ``<project root>/../shared/data/ml-1m/
 ml-1m.zip``; the tests that need it are skipped, saying why, when it is absent.
 """
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,3 +33,26 @@ def ml1m(request) -> Path:
         pytest.skip(f"MovieLens-1M archive not found at {path} (give --ml1m PATH or set "
                     f"{ML1M_ENV})")
     return path
+
+
+def copy_workflow(dest: Path) -> Path:
+    """Copy the Snakefile, workflow/, config/ and profiles/ into ``dest``."""
+    for item in ("Snakefile", "workflow", "config", "profiles"):
+        src = ROOT / item
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
+    return dest
+
+
+def snakemake(cwd: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    """``snakemake --configfile config/test.yaml ARGS`` in ``cwd``."""
+    cmd = [sys.executable, "-m", "snakemake", "--configfile", "config/test.yaml", *args]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def local_run(tmp_path_factory) -> Path:
+    """A copy of the workflow in which ``snakemake --cores 2`` has made every default target."""
+    wd = copy_workflow(tmp_path_factory.mktemp("wf"))
+    proc = snakemake(wd, "--cores", "2")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return wd

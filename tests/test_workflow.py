@@ -1,36 +1,19 @@
 """End-to-end: run the Snakemake workflow on config/test.yaml in a temporary copy."""
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import copy_workflow, snakemake
 
 from sampled_metrics.paper import KDD_TABLE1
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.workflow
 
 
-def copy_workflow(dest: Path) -> Path:
-    for item in ("Snakefile", "workflow", "config", "profiles"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
-    return dest
-
-
-def snakemake(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--configfile", "config/test.yaml", *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=900)
-
-
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory):
-    wd = copy_workflow(tmp_path_factory.mktemp("wf"))
-    proc = snakemake(wd, "--cores", "2")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return wd
+def workdir(local_run):
+    return local_run
 
 
 def test_toy_artefacts(workdir):

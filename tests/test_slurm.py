@@ -1,0 +1,132 @@
+"""The cluster path: config/test.yaml through ``profiles/slurm`` on a real SLURM cluster.
+
+Tables 3-4 and Jin et al.'s Tables 2 and 4 of the test configuration's second dataset
+(synthetic-small) are made through SLURM, and every file the cluster run wrote under results/
+(the tables in csv, md and tex, rank files, per-repeat corrections, estimates, split) must be
+byte-identical to the local run's (``local_run``); the fan-out must map to SLURM jobs as the
+README says (one ranks job per (dataset, recommender), one corrections job per (dataset, m),
+one estimates job per (dataset, recommender, m)), as ``sacct`` records them. One dataset and
+no figures keep CI short: each SLURM job costs 10-20 s of Snakemake start-up on 2 shared cores,
+and these 14 jobs are every kind of dataset job (the other dataset only repeats them; a full
+``all`` run of config/test.yaml, 52 jobs, was checked identical the same way, README).
+
+Needs ``sbatch``, a node up, SLURM accounting (``sacct``) and the executor plugin
+(``pip install -e ".[slurm]"``); on a Debian machine, as root, ``workflow/cluster/local-slurm.sh
+up`` provides the cluster (.ci/run does it). Otherwise the test is skipped saying why, or fails
+if ``SAMPLED_METRICS_REQUIRE_SLURM=1`` (CI sets it where it stood the cluster up, so a broken
+cluster cannot pass as a skip).
+"""
+import getpass
+import importlib.util
+import os
+import shutil
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from conftest import copy_workflow, snakemake
+
+pytestmark = pytest.mark.workflow
+REQUIRE = "SAMPLED_METRICS_REQUIRE_SLURM"
+
+
+def _out(*cmd: str) -> str:
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    if proc.returncode != 0:
+        raise RuntimeError(f"`{' '.join(cmd)}` failed: {(proc.stderr or proc.stdout).strip()}")
+    return proc.stdout
+
+
+def slurm_unavailable() -> str | None:
+    """Why this machine cannot run the workflow through SLURM, or None if it can."""
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        return "snakemake-executor-plugin-slurm is not installed (pip install -e '.[slurm]')"
+    for tool in ("sbatch", "sinfo", "sacct", "sacctmgr"):
+        if shutil.which(tool) is None:
+            return (f"no {tool} on PATH: no SLURM here (as root on Debian: "
+                    f"workflow/cluster/local-slurm.sh up)")
+    try:
+        if not _out("sinfo", "-h", "-t", "idle,mixed,allocated", "-o", "%n").strip():
+            return "SLURM has no node up (sinfo lists none idle, mixed or allocated)"
+        _out("sacct", "-n", "-X", "-S", "now-1minutes")
+    except RuntimeError as err:
+        return f"the SLURM cluster does not answer: {err}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def slurm():
+    """Skip (or fail, under SAMPLED_METRICS_REQUIRE_SLURM=1) where SLURM cannot run."""
+    reason = slurm_unavailable()
+    if reason and os.environ.get(REQUIRE) == "1":
+        pytest.fail(f"{REQUIRE}=1 but {reason}")
+    if reason:
+        pytest.skip(reason)
+
+
+def partition_and_account() -> tuple[str, str]:
+    """The cluster's default partition and this user's default account, as a user reads them."""
+    parts = _out("sinfo", "-h", "-o", "%P").split()
+    partition = next((p for p in parts if p.endswith("*")), parts[0]).rstrip("*")
+    account = _out("sacctmgr", "-n", "-P", "show", "user", getpass.getuser(),
+                   "format=defaultaccount").strip()
+    return partition, account
+
+
+DATASET = "synthetic-small"
+
+
+def table_targets() -> list[str]:
+    """KDD'20 Tables 3-4 and Jin et al. Tables 2 and 4 of DATASET, in their three renderings."""
+    return [f"results/{DATASET}/{t}.{ext}" for t in ("table3", "table4", "jin_table2",
+                                                     "jin_table4") for ext in ("csv", "md", "tex")]
+
+
+@pytest.fixture(scope="module")
+def slurm_run(slurm, tmp_path_factory):
+    """The README's cluster command on config/test.yaml; partition and account given on the
+    command line (the profile names none). Returns the workdir and sacct's rows of its jobs."""
+    wd = copy_workflow(tmp_path_factory.mktemp("slurm"))
+    partition, account = partition_and_account()
+    start = time.strftime("%Y-%m-%dT%H:%M:%S")
+    proc = snakemake(wd, "--workflow-profile", "profiles/slurm",
+                     "--default-resources", f"slurm_partition={partition}",
+                     f"slurm_account={account}",
+                     # poll sacct every 5 s, not 40 s: the test's jobs last seconds
+                     "--slurm-init-seconds-before-status-checks", "5", *table_targets(),
+                     timeout=1500)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = _out("sacct", "-n", "-X", "-P", "-S", start, "-o",
+                "JobID,State,Partition,Account,WorkDir,Comment").splitlines()
+    jobs = [dict(zip(("id", "state", "partition", "account", "workdir", "comment"),
+                     r.split("|"))) for r in rows]
+    return wd, [j for j in jobs if Path(j["workdir"]) == wd], (partition, account)
+
+
+def test_results_are_byte_identical_to_the_local_run(slurm_run, request):
+    wd = slurm_run[0]
+    local_run = request.getfixturevalue("local_run")   # only once SLURM has run (or skipped)
+    cluster = sorted(p.relative_to(wd) for p in (wd / "results").rglob("*") if p.is_file())
+    assert {Path(t) for t in table_targets()} <= set(cluster)
+    assert len(cluster) > 20          # also the rank files, corrections and estimates
+    differ = [str(p) for p in cluster if (wd / p).read_bytes() != (local_run / p).read_bytes()]
+    assert not differ, f"differ from the local run: {differ}"
+
+
+def test_each_job_ran_on_slurm_as_the_readme_maps_it(slurm_run):
+    wd, jobs, (partition, account) = slurm_run
+    assert jobs, "sacct records no job of this run"
+    assert {j["state"] for j in jobs} == {"COMPLETED"}
+    assert {(j["partition"], j["account"]) for j in jobs} == {(partition, account)}
+    rules = Counter(j["comment"].split("_wildcards_")[0].removeprefix("rule_") for j in jobs)
+    # X, Y, Z, EASE each ranked once (every sample size in one job); corrections at m = 50
+    # (Table 3) and 49 (Jin); estimates of the 4 Jin recommenders at m = 49; one job per
+    # table rule; the download and split
+    assert rules == {"ranks": 4, "corrections": 2, "estimates": 4, "tables": 1,
+                     "jin_tables": 1, "dataset_archive": 1, "split": 1}
+    proc = snakemake(wd, "-n", "--cores", "1", *table_targets())
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+    # each job's own log is in logs/, as in a local run
+    assert (wd / f"logs/{DATASET}/ranks_X.log").read_text().count("(its only fit in this job)") == 1
