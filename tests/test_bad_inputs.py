@@ -22,7 +22,7 @@ from sampled_metrics.cli import main
 from sampled_metrics.configcheck import ConfigError, check_config, load_yaml_strict
 from sampled_metrics.corrections import apply_correction
 from sampled_metrics.datasets import DataError, make_split
-from sampled_metrics.metrics import metric_weights
+from sampled_metrics.metrics import metric_value, metric_weights
 from sampled_metrics.protocols import check_sample_size
 from sampled_metrics.rankfile import RankFile, read_rank_file
 from sampled_metrics.sampling import draw_sampled_ranks, expected_sampled_metric, rank_pmf
@@ -78,6 +78,18 @@ def _inputs(d: Path) -> None:
     damaged[len(damaged) // 2] ^= 0xFF
     (d / "damaged.npz").write_bytes(bytes(damaged))
     (d / "adir").mkdir()
+    (d / "shifted.csv").write_text("rank,user\n3,1,7\n4,2,7\n")
+    (d / "twice.csv").write_text("user,rank,rank\n1,3,4\n")
+    (d / "true.txt").write_text("True\n")
+    (d / "late.txt").write_text("\n" * 70_000 + "5\n99\n")
+    os.mkfifo(d / "fifo")
+    arrays = dict(np.load(rank))
+    for name, change in {"m2d": {"m_values": np.array([[60]])},
+                         "nan_exact": {"exact": np.full(50, np.nan)},
+                         "banana": {"tie": np.array("banana")},
+                         "float_items": {"n_items": np.array(400.9)},
+                         "twice_users": {"users": np.zeros(50, dtype=np.int64)}}.items():
+        np.savez(d / f"{name}.npz", **{**arrays, **change})
 
 
 CLI_CASES = [
@@ -128,6 +140,21 @@ CLI_CASES = [
     ("correct --ranks plain.npz", "plain.npz: not a rank file of this version"),
     ("correct --ranks damaged.npz", "damaged.npz: not a readable rank file"),
     ("correct --ranks adir.npz", "adir.npz: no such file"),
+    ("correct --ranks shifted.csv --column rank --n 1000 --m 60",
+     "shifted.csv:2: expected 2 fields (as the header), got 3"),
+    ("correct --ranks twice.csv --column rank --n 1000 --m 60",
+     "twice.csv: column 'rank' appears 2 times in the header"),
+    ("correct --ranks true.txt --n 1000 --m 60", "true.txt:1: 'True' is not an integer"),
+    ("correct --ranks late.txt --n 1000 --m 60", "late.txt:70002: sampled rank 99 outside"),
+    ("correct --ranks fifo --n 1000 --m 60", "fifo: not a regular file"),
+    ("correct --ranks ok.txt --n inf --m 60", "argument --n: invalid int value: 'inf'"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --format json", "argument --format: invalid"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --seed -1", "--seed must be >= 0"),
+    ("correct --ranks m2d.npz", "m2d.npz: 'm_values' must be a 1-D integer array"),
+    ("correct --ranks nan_exact.npz", "nan_exact.npz: exact ranks must be finite"),
+    ("correct --ranks banana.npz", "banana.npz: tie must be one of"),
+    ("correct --ranks float_items.npz", "float_items.npz: 'n_items' must be an integer"),
+    ("correct --ranks twice_users.npz", "twice_users.npz: users must be distinct"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator foo", "unknown estimation method"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator ,", "no estimator given"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator mle --C 5",
@@ -152,7 +179,10 @@ def test_cli_bad_input(tmp_path, capsys, monkeypatch, argv, expected):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SAMPLED_METRICS_MEMORY", str(8 << 30))  # the same on every machine
     before = files_under(tmp_path)
-    code = main(argv.split())
+    try:
+        code = main(argv.split())
+    except SystemExit as stop:  # argparse's own usage errors
+        code = stop.code
     out = capsys.readouterr()
     assert code == 2, out
     assert out.out == ""
@@ -191,7 +221,7 @@ BASE = _merged()
 
 
 def _set(config, dotted, value):
-    *path, last = dotted.split(".")
+    *path, last = dotted if isinstance(dotted, tuple) else dotted.split(".")
     node = config
     for key in path:
         node = node.setdefault(key, {})
@@ -255,11 +285,21 @@ CONFIG_CASES = [
     ("toy.figure3.m_values", [10, 20000], "config key toy.figure3.m_values[1]"),
     ("toy.figure4.metric", "auc@3", "config key toy.figure4.metric"),
     ("toy.n", _DELETE, "config key toy: 'n' is a required property"),
+    ("datasets.synthetic.zipf_exponent", float("nan"),
+     "config key datasets.synthetic.zipf_exponent: expected a finite number, found nan"),
+    ("recommenders.X.alpha", float("inf"), "config key recommenders.X.alpha: expected a finite"),
+    (("datasets", ".."), {"format": "synthetic", "n_users": 10, "n_items": 10},
+     "config key datasets...: a name may hold only letters"),
+    ("recommenders.my/X", {"model": "ease"}, "config key recommenders.my/X: a name may hold"),
+    ("study.datasets", [], "config key study.datasets: empty, but jin.enabled is true"),
+    ("study.fixed_negatives", True, "config key study.fixed_negatives: true, but dataset "
+                                    "'synthetic' (study.datasets[0]) has format 'synthetic'"),
 ]
 
 
 @pytest.mark.parametrize("key, value, expected", CONFIG_CASES,
-                         ids=[f"{k}={v!r}"[:60] for k, v, _ in CONFIG_CASES])
+                         ids=[f"{'.'.join(k) if isinstance(k, tuple) else k}={v!r}"[:60]
+                              for k, v, _ in CONFIG_CASES])
 def test_config_mistake(key, value, expected):
     config = copy.deepcopy(BASE)
     _set(config, key, value)
@@ -422,6 +462,10 @@ LIBRARY_CASES = [
     ("weights n=True", lambda: metric_weights("ndcg", True), "got the boolean True"),
     ("weights huge n", lambda: metric_weights("ndcg", 10 ** 12), "would need"),
     ("integer check", lambda: check_integer("repeats", np.bool_(True)), "boolean"),
+    ("metric rank 0", lambda: metric_value("ndcg", [0], 10), "ranks r must lie in 1..n=10"),
+    ("metric rank > n", lambda: metric_value("auc", [50], 10), "ranks r must lie in 1..n=10"),
+    ("gamma=True", lambda: correction("recall@10", 100, 10, "bv", gamma=True),
+     "gamma must be a number in [0, 1], got the boolean True"),
     ("rank file missing", lambda: read_rank_file("nowhere/X.npz"), "no such file"),
     ("rank file range", lambda: RankFile(users=np.arange(2), exact=np.array([1, 2]),
                                          n_u=np.array([5, 5]), sampled={3: np.array([[1, 9]])},

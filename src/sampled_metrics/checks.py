@@ -41,7 +41,7 @@ def check_ranks(name: str, r, lo=1, hi=None, *, integral: bool = True,
                                    or np.issubdtype(arr.dtype, np.floating)):
         raise ValueError(f"{name} must be numbers, got dtype {arr.dtype}")
     if not arr.size:
-        return arr
+        return arr.astype(np.int64) if integral else arr
     if np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must be finite, got NaN or infinity")

@@ -32,8 +32,14 @@ def read_sampled_ranks(path, m: int | None, column: str | None = None,
     path = Path(path)
     if path.suffix == ".npz":
         rank_file = read_rank_file(path)
-        return rank_file.sampled_ranks(_file_m(rank_file, path, m),
-                                       0 if repeat is None else repeat).astype(np.int64)
+        if rank_file.users.size == 0:
+            raise ValueError(f"{path}: the rank file holds no users")
+        try:
+            ranks = rank_file.sampled_ranks(_file_m(rank_file, path, m),
+                                            0 if repeat is None else repeat)
+        except ValueError as err:
+            raise ValueError(f"{path}: {str(err).split(': ', 1)[-1]}") from None
+        return ranks.astype(np.int64)
     if repeat is not None:
         raise ValueError("--repeat only applies to a workflow rank file (.npz)")
     if m is None:
@@ -76,6 +82,8 @@ def _check_bootstrap(args) -> None:
         raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     if not 0 < args.level < 1:
         raise ValueError(f"--level must lie in (0, 1), got {args.level}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {args.seed}")
 
 
 def _resolve_inputs(args) -> tuple[int, int, str]:
@@ -242,8 +250,16 @@ def _add_input_options(p, bootstrap: int) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors in one line (``sampled-metrics correct: error: ...``),
+    not the whole usage block; subcommands inherit it."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message[:200]} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="sampled-metrics",
         description="Correct sampled evaluation metrics for item recommendation "
                     "(Krichene & Rendle, KDD'20).")

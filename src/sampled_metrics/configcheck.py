@@ -17,6 +17,8 @@ the first job that reads the data, before any model is fitted.
 """
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -384,8 +386,52 @@ def _check_protocols(config) -> None:
                               f"offered in the protocols study; use cls or bv_<gamma > 0>")
 
 
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def _check_values(node, path=()) -> None:
+    """No NaN or infinity anywhere (the schema's bounds let them through)."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            _check_values(value, (*path, key))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _check_values(value, (*path, i))
+    elif isinstance(node, float) and not math.isfinite(node):
+        raise ConfigError(f"config key {_key(path)}: expected a finite number, found {node}")
+
+
+def _check_names(config) -> None:
+    """Dataset and recommender names become folder and file names: letters, digits, _ . -"""
+    for section in ("datasets", "recommenders"):
+        for name in config.get(section) or {}:
+            if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
+                raise ConfigError(f"config key {section}.{name}: a name may hold only letters, "
+                                  f"digits and _ . - (and not start with . _ or -), found "
+                                  f"{_short(name)}")
+
+
+def _check_cross(config) -> None:
+    """Sections that depend on each other."""
+    study, jin = config.get("study") or {}, config.get("jin") or {}
+    if jin.get("enabled") and study and not study.get("datasets") and not jin.get("datasets"):
+        raise ConfigError("config key study.datasets: empty, but jin.enabled is true and Jin's "
+                          "tables use the study's datasets; name a dataset or set "
+                          "jin.enabled: false")
+    if study.get("fixed_negatives"):
+        for i, name in enumerate(study.get("datasets") or []):
+            fmt = ((config.get("datasets") or {}).get(name) or {}).get("format")
+            if fmt != "ncf":
+                raise ConfigError(f"config key study.fixed_negatives: true, but dataset "
+                                  f"{name!r} (study.datasets[{i}]) has format {fmt!r}; only "
+                                  f"'ncf' datasets carry fixed negatives")
+
+
 def check_semantics(config: Mapping) -> None:
     """Everything config alone decides beyond the schema (see the module docstring)."""
+    _check_values(config)
+    _check_names(config)
+    _check_cross(config)
     _check_recommenders(config)
     _check_toy(config)
     _check_study(config)

@@ -59,7 +59,7 @@ __all__ = ["CORRECTIONS", "RankLawMoments", "rank_law_moments", "correction", "c
 log = logging.getLogger(__name__)
 
 CORRECTIONS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv")
-_BV_RE = re.compile(r"^bv[_ ]?(\d*\.?\d+(?:e-?\d+)?)$")
+_BV_RE = re.compile(r"^bv[_ -]?(\d*\.?\d+(?:e-?\d+)?)$")
 #: Relative eigenvalue cut-off of the pseudo-inverse used by ``minimal_bias``.
 RCOND = 1e-15
 #: Weight of the least-c-norm tie-break of CLS (see :func:`_solve_cls`).
@@ -76,7 +76,9 @@ def parse_correction(method: str, gamma: float | None = None) -> tuple[str, floa
     """
     if not isinstance(method, str):
         raise ValueError(f"correction method must be a string, got {method!r}")
-    name = method.strip().lower().replace("-", "_")
+    name = method.strip().lower()
+    if not _BV_RE.match(name):          # 'bv_1e-6' keeps its exponent's sign
+        name = name.replace("-", "_")
     name = {"none": "sampled", "uncorrected": "sampled", "mb": "minimal_bias",
             "rank": "rank_estimate"}.get(name, name)
     match = _BV_RE.match(name)
@@ -90,6 +92,8 @@ def parse_correction(method: str, gamma: float | None = None) -> tuple[str, floa
     if name == "bv":
         if gamma is None:
             raise ValueError("method 'bv' needs gamma in [0, 1], e.g. 'bv_0.1'")
+        if isinstance(gamma, (bool, np.bool_)):
+            raise ValueError(f"gamma must be a number in [0, 1], got the boolean {gamma!r}")
         gamma = float(gamma)
         if not 0.0 <= gamma <= 1.0:
             raise ValueError(f"gamma must lie in [0, 1], got {gamma}")

@@ -27,7 +27,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .checks import check_allocation, check_integer
+from .checks import check_allocation, check_integer, check_ranks
 
 __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
            "metric_of_sets", "METRIC_KINDS"]
@@ -66,7 +66,7 @@ class Metric:
         ``n`` (a scalar or an array broadcast against ``r``) is required for AUC only
         (eq. 7: (n - r) / (n - 1)).
         """
-        r = np.asarray(r, dtype=np.float64)
+        r = check_ranks("ranks r", r, 1, n, integral=False, hi_name="n").astype(np.float64)
         if self.kind == "auc":
             if n is None:
                 raise ValueError("metric 'auc' needs the number of items n")

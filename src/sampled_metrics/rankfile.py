@@ -116,8 +116,17 @@ class RankFile:
         if n_u.size and (n_u.min() < 1 or n_u.max() > self.n_items):
             raise ValueError(f"n_u must lie in 1..n_items={self.n_items}")
         exact = np.asarray(self.exact)
+        if exact.dtype == bool or not np.issubdtype(exact.dtype, np.number):
+            raise ValueError(f"exact ranks must be numbers, got {exact.dtype}")
+        if exact.size and not np.all(np.isfinite(exact)):
+            raise ValueError("exact ranks must be finite, got NaN or infinity")
         if exact.size and (np.any(exact < 1) or np.any(exact > n_u)):
             raise ValueError("exact ranks must lie in 1..n_u")
+        if np.unique(np.asarray(self.users)).size != np.asarray(self.users).size:
+            raise ValueError("users must be distinct (one exact rank per user)")
+        from .evaluation import TIES
+        if self.tie not in TIES:
+            raise ValueError(f"tie must be one of {', '.join(TIES)}, got {self.tie!r}")
         for m, s in self.sampled.items():
             if m < 1 or s.ndim != 2 or s.shape[1] != U[0]:
                 raise ValueError(f"sampled ranks for m={m} must be (repeats, {U[0]}), got "
@@ -175,6 +184,18 @@ def read_rank_file(path) -> RankFile:
         raise ValueError(f"{path}: not a rank file of this version (expected schema "
                          f"{SCHEMA!r}, found {found}); rerun the workflow's ranks rule")
     missing = [k for k in ("users", "exact", "n_u", "m_values", *_SCALARS) if k not in arrays]
+    for key in _SCALARS:
+        if key in arrays and arrays[key].ndim != 0:
+            raise ValueError(f"{path}: {key!r} must be a single value, got shape "
+                             f"{arrays[key].shape}")
+    for key in ("n_items", "seed"):
+        value = arrays.get(key)
+        if value is not None and not np.issubdtype(value.dtype, np.integer):
+            raise ValueError(f"{path}: {key!r} must be an integer, got {value!r:.60}")
+    if "m_values" in arrays and (arrays["m_values"].ndim != 1 or not np.issubdtype(
+            arrays["m_values"].dtype, np.integer)):
+        raise ValueError(f"{path}: 'm_values' must be a 1-D integer array, got "
+                         f"{arrays['m_values'].dtype} of shape {arrays['m_values'].shape}")
     missing += [f"sampled_m{int(m)}" for m in arrays.get("m_values", [])
                 if f"sampled_m{int(m)}" not in arrays]
     if missing:

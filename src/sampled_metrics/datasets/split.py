@@ -213,6 +213,7 @@ def split_ratings(ratings: pd.DataFrame,
     interactions, user_ids, item_ids = index_interactions(ratings)
     if "user_ids" in ratings.attrs:      # string ids: keep the original labels
         user_ids = np.asarray(ratings.attrs["user_ids"])[user_ids].astype(str)
+    if "item_ids" in ratings.attrs:      # (users and items each on their own)
         item_ids = np.asarray(ratings.attrs["item_ids"])[item_ids].astype(str)
     split = leave_last_out(interactions, len(user_ids), len(item_ids))
     return split, user_ids, item_ids, {"ratings": int(len(ratings)),
