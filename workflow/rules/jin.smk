@@ -111,10 +111,7 @@ rule jin_figure1:
         data="results/{dataset}/jin_figure1.csv",
     params:
         fig=JIN.get("figure1"),
-        title=lambda wc: (
-            f"Jin et al. Figure 1 ({wc.dataset}, m = {JIN['m']}, recommender "
-            f"{JIN['figure1']['recommender']}): learned P(R)"
-        ),
+        title=lambda wc: f"Jin Fig. 1 ({wc.dataset}, m = {JIN['m']})",
     conda:
         ENV
     log:
