@@ -247,6 +247,12 @@ def _check_recommenders(config) -> None:
                               f"which is not installed: pip install 'sampled-metrics[neural]'")
         signature = inspect.signature(KINDS[kind])
         allowed = [p for p in signature.parameters if p != "self"]
+        for key, value in params.items():
+            default = signature.parameters[key].default if key in allowed else None
+            numeric = isinstance(default, (int, float)) and not isinstance(default, bool)
+            if numeric and (isinstance(value, (str, bool)) or value is None):
+                raise ConfigError(f"config key recommenders.{name}.{key}: expected a number, "
+                                  f"found {_short(value)} ({type(value).__name__})")
         unknown = sorted(set(params) - set(allowed))
         if unknown:
             raise ConfigError(f"config key recommenders.{name}: model {kind!r} takes no "
@@ -411,6 +417,17 @@ def _check_names(config) -> None:
                                   f"{_short(name)}")
 
 
+def _check_synthetic(config) -> None:
+    """Synthetic datasets: their sizes must be consistent (decided by the config alone)."""
+    from .datasets import synthetic_parameters
+    for name, spec in (config.get("datasets") or {}).items():
+        if isinstance(spec, Mapping) and spec.get("format") == "synthetic":
+            try:
+                synthetic_parameters(**{k: v for k, v in spec.items() if k != "format"})
+            except (ValueError, TypeError) as err:
+                raise ConfigError(f"config key datasets.{name}: {str(err)[:180]}") from None
+
+
 def _check_cross(config) -> None:
     """Sections that depend on each other."""
     study, jin = config.get("study") or {}, config.get("jin") or {}
@@ -431,6 +448,7 @@ def check_semantics(config: Mapping) -> None:
     """Everything config alone decides beyond the schema (see the module docstring)."""
     _check_values(config)
     _check_names(config)
+    _check_synthetic(config)
     _check_cross(config)
     _check_recommenders(config)
     _check_toy(config)

@@ -88,6 +88,8 @@ class IALS(Recommender):
                  track_loss: bool = True):
         if int(factors) != factors or factors < 1:
             raise ValueError(f"IALS factors must be a positive integer, got {factors!r}")
+        if int(seed) != seed or seed < 0:
+            raise ValueError(f"IALS seed must be a non-negative integer, got {seed!r}")
         if int(iterations) != iterations or iterations < 1:
             raise ValueError(f"IALS iterations must be a positive integer, got {iterations!r}")
         if not alpha > 0 or not regularization >= 0:
