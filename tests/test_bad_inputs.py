@@ -315,7 +315,7 @@ def test_config_mistake(key, value, expected):
 def test_the_shipped_configs_pass():
     check_config(BASE, SCHEMA, [ROOT / "config" / "config.yaml", ROOT / "config" / "test.yaml"])
     for extra in sorted((ROOT / "config" / "datasets").glob("*.yaml")) + [
-            ROOT / "config" / "offline.yaml"]:
+            ROOT / "config" / "offline.yaml", ROOT / "config" / "jin-as-run.yaml"]:
         from snakemake.utils import update_config
         config = load_yaml_strict(ROOT / "config" / "config.yaml")
         update_config(config, load_yaml_strict(extra))
