@@ -350,7 +350,7 @@ def _check_jin(config) -> None:
     for key in (("estimators",), ("figure1", "estimators"), ("figure2", "estimators"),
                 ("figure3", "estimators")):
         _each(config, ("jin", *key),
-              lambda name: parse_estimator(name, **options.get(str(name).split("_")[0], {})))
+              lambda name: parse_estimator(name, **(options.get(name) or {})))  # as steps.jin
 
 
 def _check_toy(config) -> None:
