@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 import yaml
 
@@ -59,14 +58,14 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 def load_yaml_strict(path) -> dict:
     """The mapping of a YAML config file; ConfigError naming the file for a missing or
     unreadable file, bad YAML, a duplicate key or a top level that is not a mapping."""
+    from .textfile import check_readable
     shown = str(path)
-    path = Path(path)
-    if path.is_dir():
-        raise ConfigError(f"config file {shown}: is a directory")
+    try:  # missing, a directory, a pipe, unreadable: the text readers' one check
+        path = check_readable(path, shown, "YAML config file")
+    except ValueError as err:
+        raise ConfigError(f"config file {err}") from None
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ConfigError(f"config file {shown}: no such file") from None
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"config file {shown}: cannot read ({type(err).__name__}: "
                           f"{str(err)[:80]})") from None
