@@ -519,6 +519,9 @@ def test_dataset_configs(path):
     elif spec["format"] == "synthetic":             # ML-20M's shape, generated
         assert (spec["n_users"], spec["n_items"], spec["n_events"]) == (138_493, 26_744,
                                                                         20_000_263)
+    elif spec["format"] == "citeulike":             # pinned to a commit, MD5-checked
+        assert re.fullmatch(r"https://raw\.githubusercontent\.com/\S+/[0-9a-f]{40}/\S+",
+                            spec["url"]) and re.fullmatch(r"[0-9a-f]{32}", spec["md5"])
     else:
         assert spec["format"] == "ncf" and spec["prefix"] and spec["path"]
         # NCF ships 99 negatives per user: the study ranks among them, one repeat
@@ -527,7 +530,8 @@ def test_dataset_configs(path):
 
 def test_all_dataset_configs_exist():
     names = {p.stem for p in CONFIGS.glob("*.yaml")}
-    assert names == set(MOVIELENS) | {"ncf-ml-1m", "pinterest-20", "ml-20m-synthetic"}
+    assert names == set(MOVIELENS) | {"ncf-ml-1m", "pinterest-20", "ml-20m-synthetic",
+                                        "citeulike-a"}
 
 
 # ----------------------------------------------------------------------------- schema

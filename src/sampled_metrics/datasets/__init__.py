@@ -14,6 +14,8 @@ Modules, one idea each:
 ``movielens``     the GroupLens catalogue (URLs, MD5s) and one reader for its six layouts
 ``interactions``  your own CSV/TSV/Parquet file with a header
 ``ncf``           the NCF pre-split files with fixed negatives; packing them
+``citeulike``     citeulike-a's users.dat (items per user, no time: a seeded random order)
+``eals``          the eALS data file (yelp.rating): headerless user, item, rating, time
 ``synthetic``     the vectorised generator of MovieLens-shaped data
 ``split``         ``Split``, indexing, the leave-last-out split and its npz file
 ``errors``        ``DataError`` and the one-line checks of spec values

@@ -6,14 +6,12 @@ import csv
 import importlib.util
 import io
 import os
-import zipfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .errors import DataError
-from .members import describe, member_names, read_member
+from .members import describe, read_file
 from .parsing import show, split_header, strip_bom
 from .split import COLUMNS
 
@@ -68,19 +66,9 @@ def read_interactions_file(path, *, user_col: str, item_col: str, time_col: str,
     ImportError
         The file is Parquet and pyarrow is not installed.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
-    if zipfile.is_zipfile(path):
-        names = member_names(path)
-        if member is None:
-            if len(names) != 1:
-                raise DataError(f"{path}: zip holds {describe(names)}; give 'member'")
-            member = names[0]
-        raw, name = read_member(path, member)
-        hint = member
-    else:
-        raw, name, hint = path.read_bytes(), str(path), source or str(path)
+    raw, name = read_file(path, member)
+    # the extension hint: the zip member's name, else the original name of a renamed copy
+    hint = name[len(str(path)) + 1:] if name != str(path) else source or str(path)
     wanted = {"user": user_col, "item": item_col, "timestamp": time_col}
     if rating_col:
         wanted["rating"] = rating_col

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import zipfile
 import zlib
+from pathlib import Path
 
 from .errors import DataError
 
-__all__ = ["describe", "open_zip", "member_names", "read_member"]
+__all__ = ["describe", "open_zip", "member_names", "read_member", "read_file"]
 
 
 def describe(names: list[str], limit: int = 20) -> str:
@@ -53,3 +54,26 @@ def read_member(path, member: str) -> tuple[bytes, str]:
         except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
             raise DataError(f"{path}:{member}: unreadable, the archive is damaged "
                             f"({type(exc).__name__}: {str(exc)[:80]})") from None
+
+
+def read_file(path, member: str | None = None) -> tuple[bytes, str]:
+    """Bytes and display name of a plain file, or of ``member`` of it if it is a zip
+    (``member`` may be omitted when the zip holds one file).
+
+    Raises
+    ------
+    DataError
+        Missing file, or a zip without that member or holding several files and no
+        ``member`` given.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: file not found")
+    if not zipfile.is_zipfile(path):
+        return path.read_bytes(), str(path)
+    if member is None:
+        names = member_names(path)
+        if len(names) != 1:
+            raise DataError(f"{path}: zip holds {describe(names)}; give 'member'")
+        member = names[0]
+    return read_member(path, member)

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import citeulike, eals
 from .download import fetch_archive, md5sum
 from .errors import DataError, check_fields
 from .interactions import COLUMN_KEYS, read_interactions_spec
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 _MD5 = {"type": "string", "pattern": "^[0-9a-fA-F]{32}$",
         "description": "MD5 of the archive (32 hex digits), checked"}
+_MEMBER = {"type": "string", "description": "the file inside a zip"}
 
 
 @dataclass(frozen=True)
@@ -211,8 +213,17 @@ FORMATS: dict[str, Format] = {
                            "description": "column of the time (integer or ISO 8601)"},
               "rating_col": {"type": "string", "description": "column of the rating"},
               "sep": {"type": "string", "description": "field separator (one character)"},
-              "member": {"type": "string", "description": "the file inside a zip"}},
+              "member": _MEMBER},
         required=COLUMN_KEYS),
+    "citeulike": Format(
+        "citeulike", citeulike.LAYOUT, read=citeulike.read_citeulike_spec,
+        keys={"holdout_seed": {"type": "integer", "minimum": 0,
+                               "description": "seed of the random order standing in for "
+                                              "time (the held-out item per user)"},
+              "member": _MEMBER}),
+    "eals": Format(
+        "eals", eals.LAYOUT, read=eals.read_eals_spec,
+        keys={"member": _MEMBER}),
     "ncf": Format(
         "ncf",
         "the pre-split files of He et al. 2017 (github hexiangnan/neural_collaborative_"
