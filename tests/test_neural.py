@@ -57,3 +57,33 @@ def test_bad_parameters_one_line_value_error(kind, params):
     with pytest.raises(ValueError) as err:
         make_recommender(kind, **params)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("layers", [[16, 8], [16], [8, 4, 2]])
+def test_neumf_scores_equal_its_pairwise_logits(layers):
+    """The all-items scoring (GMF as a matrix product, the tower's first layer split into a
+    user and an item part) is the network of the training loss, pair by pair."""
+    train, _ = block_data()
+    model = make_recommender("neumf", **{**SMALL["neumf"], "layers": layers, "epochs": 2})
+    model.fit(train)
+    users = np.array([0, 7, 7, 119])
+    n_items = train.shape[1]
+    with torch.no_grad():
+        pairs = model._logits(model.net_, torch.from_numpy(np.repeat(users, n_items)),
+                              torch.from_numpy(np.tile(np.arange(n_items), users.size)))
+    expected = pairs.double().numpy().reshape(users.size, n_items)
+    assert np.allclose(model.score(users), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_multivae_sparse_encoder_equals_the_dense_layer():
+    """The encoder's first layer over the user's items only equals W x_u / ||x_u|| + b."""
+    train, _ = block_data()
+    model = make_recommender("multivae", **{**SMALL["multivae"], "epochs": 2}).fit(train)
+    rows = np.array([3, 0, 50])
+    with torch.no_grad():
+        mu, logvar = model._encode(torch, rows, train=False)
+        x = torch.nn.functional.normalize(
+            torch.from_numpy(train[rows].toarray().astype(np.float32)), dim=1)
+        dense = model.net_["enc"](x)
+    assert np.allclose(mu.numpy(), dense[:, :8].numpy(), rtol=1e-5, atol=1e-6)
+    assert np.allclose(logvar.numpy(), dense[:, 8:].numpy(), rtol=1e-5, atol=1e-6)
