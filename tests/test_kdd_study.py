@@ -240,3 +240,18 @@ def test_outputs_have_normal_permissions(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "t.csv").stat().st_mode & 0o777 == 0o644
+
+
+def test_view_equals_a_separate_dataset_of_its_name(ranks_dir, tmp_path):
+    """A view (one fit, ranked under a second protocol) writes exactly the rank file that a
+    dataset of the view's name with the same split would get from its own fit."""
+    split = ranks_dir / "split.npz"
+    jin = {"candidates": "all", "sampling": "binomial"}
+    rank(split, "Z", tmp_path / "Z.npz", views={"syn-all": {**jin, "out": tmp_path / "v.npz"}})
+    rank_recommender(split, "Z", SPECS["Z"], tmp_path / "alone.npz", dataset="syn-all", seed=1,
+                     sample_sizes={20: 6}, tie="random", **jin)
+    assert (tmp_path / "v.npz").read_bytes() == (tmp_path / "alone.npz").read_bytes()
+    assert (tmp_path / "Z.npz").read_bytes() == (ranks_dir / "Z.npz").read_bytes()
+    view = read_rank_file(tmp_path / "v.npz")
+    assert view.dataset == "syn-all" and view.sampling == "binomial"
+    assert np.all(view.n_u == load_split(split).n_items)   # all items are candidates

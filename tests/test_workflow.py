@@ -86,6 +86,16 @@ def test_each_model_is_fitted_once(workdir):
                  for r in ("X", "Y", "Z", "EASE")}
         # X: Table 3 (m = 50), Jin (49) and Jin Figure 3 (49, 99); EASE only Jin's
         assert sizes == {"X": [49, 50, 99], "Y": [49, 50], "Z": [49, 50], "EASE": [49]}
+    # the view of synthetic (Jin's protocol): written by synthetic's ranks jobs, no fit of its
+    # own, only Jin's tables' m (Figure 3 is not drawn for a view)
+    assert not list((workdir / "logs/synthetic-all").glob("ranks_*.log"))
+    for r in ("X", "Y", "Z", "EASE"):
+        view = read_rank_file(workdir / f"results/synthetic-all/ranks/{r}.npz")
+        assert view.m_values == [49] and view.dataset == "synthetic-all"
+        assert view.sampling == "binomial" and (view.n_u == view.n_items).all()
+    assert (workdir / "results/synthetic-all/jin_table2.csv").exists()
+    assert not (workdir / "figures/synthetic-all/jin_figure3.png").exists()
+    assert (workdir / "figures/synthetic-all/jin_figure2.png").exists()
 
 
 def test_two_datasets_in_one_run(workdir):

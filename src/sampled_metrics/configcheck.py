@@ -328,15 +328,12 @@ def _check_jin(config) -> None:
     _recommender_refs(config, ("jin", "figure3", "recommender"))
     if "figure1" in jin:
         _recommender_refs(config, ("jin", "figure1", "recommender"))
-    known = config.get("datasets") or {}
+    known = list(config.get("datasets") or {}) + _views(config)
     for i, dataset in enumerate(jin.get("datasets") or []):
         if dataset not in known:
             raise ConfigError(f"config key jin.datasets[{i}]: {dataset!r} is not defined in "
-                              f"'datasets' (defined: {', '.join(map(str, known)) or 'none'})")
-    for dataset in config.get("dataset_protocols") or {}:
-        if dataset not in known:
-            raise ConfigError(f"config key dataset_protocols.{dataset}: not a dataset defined in "
-                              f"'datasets' (defined: {', '.join(map(str, known)) or 'none'})")
+                              f"'datasets' or as a view in 'dataset_protocols' (defined: "
+                              f"{', '.join(map(str, known)) or 'none'})")
     for key in ("metrics", "table2_metrics"):
         _each(config, ("jin", key), _metric)
     _each(config, ("jin", "corrections"), _correction)
@@ -406,6 +403,43 @@ def _check_values(node, path=()) -> None:
         raise ConfigError(f"config key {_key(path)}: expected a finite number, found {node}")
 
 
+def _views(config) -> list:
+    """Names of the views: ``dataset_protocols`` entries with ``of``."""
+    return [name for name, p in (config.get("dataset_protocols") or {}).items()
+            if isinstance(p, Mapping) and "of" in p]
+
+
+def _check_dataset_protocols(config) -> None:
+    """A protocol entry names a dataset (its own split and fits) or, with ``of``, is a view
+    of one (a new name: the dataset's split and fits, ranked under this protocol)."""
+    known = config.get("datasets") or {}
+    defined = ", ".join(map(str, known)) or "none"
+    for name, protocol in (config.get("dataset_protocols") or {}).items():
+        key = f"config key dataset_protocols.{name}"
+        if "of" not in protocol:
+            if name not in known:
+                raise ConfigError(f"{key}: not a dataset defined in 'datasets' (defined: "
+                                  f"{defined}); to rank a dataset under a second protocol "
+                                  f"without refitting, add 'of: <dataset>'")
+            continue
+        if name in known:
+            raise ConfigError(f"{key}: a view ('of') needs a new name, but {name!r} is a "
+                              f"dataset in 'datasets'")
+        if protocol["of"] not in known:
+            raise ConfigError(f"{key}.of: {_short(protocol['of'])} is not a dataset defined "
+                              f"in 'datasets' (defined: {defined})")
+        if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
+            raise ConfigError(f"{key}: a name may hold only letters, digits and _ . - (and not "
+                              f"start with . _ or -), found {_short(name)}")
+    views = set(_views(config))
+    for section in ("study", "protocols"):
+        for i, name in enumerate((config.get(section) or {}).get("datasets") or []):
+            if name in views:
+                raise ConfigError(f"config key {section}.datasets[{i}]: {name!r} is a view "
+                                  f"(dataset_protocols.{name}.of); views serve jin.datasets "
+                                  f"only")
+
+
 def _check_names(config) -> None:
     """Dataset and recommender names become folder and file names: letters, digits, _ . -"""
     for section in ("datasets", "recommenders"):
@@ -451,6 +485,7 @@ def check_semantics(config: Mapping) -> None:
     _check_cross(config)
     _check_recommenders(config)
     _check_toy(config)
+    _check_dataset_protocols(config)
     _check_study(config)
     _check_jin(config)
     _check_protocols(config)

@@ -21,18 +21,40 @@ def study_datasets():
     return datasets
 
 
-def sample_sizes(recommender):
-    """{m: repeats} of every sampled evaluation a table or figure needs of this recommender:
-    KDD'20 Table 3 (study.m), Jin et al. Tables 2 and 4 (jin.m), Jin Figure 3 (its m values).
+def sample_sizes(recommender, dataset=None):
+    """{m: repeats} of every sampled evaluation a table or figure needs of this recommender
+    (on ``dataset``; any dataset if None): KDD'20 Table 3 (study.m) on the study's datasets,
+    Jin et al. Tables 2 and 4 (jin.m) on Jin's datasets and views, Jin Figure 3 (its m values)
+    on Jin's datasets but not views.
     """
     sizes = set()
-    if recommender in STUDY.get("recommenders", []):
+    if recommender in STUDY.get("recommenders", []) and (
+        dataset is None or dataset in STUDY.get("datasets", [])
+    ):
         sizes.add(STUDY["m"])
-    if recommender in JIN.get("recommenders", []):
-        sizes.add(JIN["m"])
-    if JIN and recommender == JIN["figure3"]["recommender"]:
-        sizes.update(JIN["figure3"]["m_values"])
+    if JIN and (dataset is None or dataset in jin_datasets()):
+        if recommender in JIN["recommenders"]:
+            sizes.add(JIN["m"])
+        if recommender == JIN["figure3"]["recommender"] and not is_view(dataset):
+            sizes.update(JIN["figure3"]["m_values"])
     return {m: STUDY["repeats"] for m in sorted(sizes)}
+
+
+def sample_sizes_of(dataset):
+    """Params function: the sample sizes of a recommender on ``dataset``."""
+    return lambda wildcards: sample_sizes(wildcards.recommender, dataset)
+
+
+def view_protocols(base):
+    """Params function of a dataset's ranks rule: each view's protocol and sample sizes."""
+
+    def protocols(wildcards):
+        return {
+            v: {**dataset_protocol(v), "sample_sizes": sample_sizes(wildcards.recommender, v)}
+            for v in views_of(base)
+        }
+
+    return protocols
 
 
 def correction_plan(m):
@@ -71,12 +93,35 @@ for _rec in all_recommenders():
     recommender_spec(_rec)
 
 
+def views_of(dataset):
+    """Views of a dataset (``dataset_protocols`` entries with ``of: dataset``): the same split
+    and fits, ranked under another protocol by the dataset's ranks jobs."""
+    return [v for v, p in config.get("dataset_protocols", {}).items() if p.get("of") == dataset]
+
+
+def is_view(dataset):
+    """Whether a name is a view (a dataset_protocols entry with ``of``)."""
+    return "of" in config.get("dataset_protocols", {}).get(dataset, {})
+
+
+def base_dataset(dataset):
+    """The dataset whose split and fits a view uses (itself for a dataset)."""
+    return config.get("dataset_protocols", {}).get(dataset, {}).get("of", dataset)
+
+
+def dataset_names():
+    """Every name a results/ folder can have: the datasets and their views."""
+    return list(config.get("datasets", {})) + [
+        v for v, p in config.get("dataset_protocols", {}).items() if "of" in p
+    ]
+
+
 def alternatives(values):
     return "|".join(re.escape(str(v)) for v in values) or "(?!)"
 
 
 wildcard_constraints:
-    dataset=alternatives(config.get("datasets", {})),
+    dataset=alternatives(dataset_names()),
     split="last|holdout",
     recommender=alternatives(all_recommenders()),
     m=alternatives(all_sample_sizes()),
@@ -115,7 +160,8 @@ def dataset_protocol(dataset):
     (items outside the training set, study.sampling) unless config ``dataset_protocols`` names the
     dataset (e.g. Jin et al.'s: all items, negatives with replacement)."""
     default = {"candidates": "unseen", "sampling": STUDY.get("sampling", "hypergeometric")}
-    return {**default, **config.get("dataset_protocols", {}).get(dataset, {})}
+    given = config.get("dataset_protocols", {}).get(dataset, {})
+    return {**default, **{k: v for k, v in given.items() if k != "of"}}
 
 
 def jin_figures():
@@ -125,8 +171,10 @@ def jin_figures():
 
 def jin_datasets():
     """Datasets of Jin et al.'s tables and figures: jin.datasets, else the study's."""
-    datasets = JIN.get("datasets", study_datasets())
-    unknown = [d for d in datasets if d not in config.get("datasets", {})]
+    datasets = JIN.get("datasets") or [
+        v for d in study_datasets() for v in [d] + views_of(d)
+    ]
+    unknown = [d for d in datasets if d not in dataset_names()]
     if unknown:
         raise ValueError(
             f"jin.datasets names {unknown} but config 'datasets' defines only "
@@ -163,13 +211,15 @@ def study_targets():
 
 
 def jin_targets():
-    """Jin et al. Tables 2 and 4, Figures 2 and 3 for every dataset of the study."""
+    """Jin et al. Tables 2 and 4, Figures 1-3 for every dataset of jin.datasets (default: the
+    study's datasets and their views; a view gets no Figure 3, which needs a second m)."""
     if not JIN:
         return []
     out = []
     for d in jin_datasets():
         out += expand("results/{d}/jin_table{i}.{ext}", d=d, i=[2, 4], ext=["csv", "md", "tex"])
-        out += expand("figures/{d}/jin_figure{i}.{ext}", d=d, i=jin_figures(), ext=["pdf", "png"])
+        figures = [i for i in jin_figures() if i != 3 or not is_view(d)]  # Fig. 3: m = 499 too
+        out += expand("figures/{d}/jin_figure{i}.{ext}", d=d, i=figures, ext=["pdf", "png"])
     if study_datasets():
         out += expand("figures/jin_figure{i}.{ext}", i=jin_figures(), ext=["pdf", "png"])
     return out

@@ -23,8 +23,9 @@ log = logging.getLogger(__name__)
 def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dataset: str,
                      seed: int, sample_sizes: dict, tie: str, sampling: str,
                      fixed_negatives: bool = False, threads: int = 1,
-                     candidates: str = "unseen") -> dict:
-    """Fit ``recommender`` on the training set and write its rank file to ``out``.
+                     candidates: str = "unseen", views: dict | None = None) -> dict:
+    """Fit ``recommender`` on the training set and write its rank file to ``out``, and one
+    rank file per view of the dataset (the same fit, ranked under another protocol).
 
     Parameters
     ----------
@@ -51,6 +52,13 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
     candidates : {'unseen', 'all'}
         Rank among the items outside the user's training set (KDD'20) or among all items
         (Jin et al.'s code); see :func:`sampled_metrics.evaluation.evaluate`.
+    views : dict, optional
+        ``{view: {'out': path, 'candidates': ..., 'sampling': ..., 'sample_sizes': ...}}``
+        (sample sizes default to ``sample_sizes``): further rank files of
+        the same fitted model under other protocols (config ``dataset_protocols`` with
+        ``of``), each with negatives and ties drawn from ``derive_seed(seed, view)`` as if
+        ``view`` were a dataset of its own with the same split, so a view's file equals
+        the one a separate dataset of that name would give, without a second fit.
 
     Returns
     -------
@@ -78,39 +86,59 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
                              f"user, but the tables ask for m = {sorted(sizes)}; set m to "
                              f"{fixed.shape[1]}")
         sizes = {}
-    n_candidates = (split.n_candidates() if candidates != "all"
-                    else np.full(split.users.size, split.n_items, dtype=np.int64))
-    for m in sizes:  # what only the data can tell, before the (long) fit
-        try:
-            check_sample_size(n_candidates, m, sampling)
-        except ValueError as err:
-            raise ValueError(f"dataset {dataset!r}: {err}") from None
-        if n_candidates.size and n_candidates.min() <= m:  # the corrections need n_u > m
-            raise ValueError(f"dataset {dataset!r}: {int((n_candidates <= m).sum())} users "
-                             f"have n_u <= m = {m} candidates (smallest n_u: "
-                             f"{int(n_candidates.min())}); the corrections need n_u > m: use "
-                             f"a smaller m or drop those users")
+    protocols = {dataset: {"out": out, "candidates": candidates, "sampling": sampling,
+                           "sample_sizes": sizes}}
+    for view, protocol in (views or {}).items():
+        if fixed is not None:
+            raise ValueError(f"dataset {dataset!r}: view {view!r} cannot rank fixed negatives; "
+                             f"set study.fixed_negatives: false")
+        view_sizes = protocol.get("sample_sizes", sample_sizes)
+        protocols[view] = {**protocol,
+                           "sample_sizes": {int(m): int(r) for m, r in view_sizes.items()}}
+    for name, protocol in protocols.items():  # what only the data can tell, before the fit
+        _check_candidates(split, name, protocol["sample_sizes"], protocol["candidates"],
+                          protocol["sampling"])
     model = make_recommender(kind, **spec)
     start = time.perf_counter()
     model.fit(split.train)
     fit_seconds = time.perf_counter() - start
     log.info("fitted %s = %r on %s in %.2f s (its only fit in this job)", recommender, model,
              dataset, fit_seconds)
-    draw_seed = derive_seed(seed, dataset)
+    loss = np.asarray(getattr(model, "loss_history_", None) or [], dtype=np.float64)
     start = time.perf_counter()
-    result = evaluate(model, split, sizes, tie=tie, sampling=sampling, seed=draw_seed,
-                      fixed_negatives=fixed, candidates=candidates)
+    for name, protocol in protocols.items():
+        draw_seed = derive_seed(seed, name)
+        result = evaluate(model, split, protocol["sample_sizes"], tie=tie,
+                          sampling=protocol["sampling"],
+                          seed=draw_seed, fixed_negatives=fixed,
+                          candidates=protocol["candidates"])
+        RankFile(users=result.users, exact=result.ranks, n_u=result.n_candidates,
+                 sampled=result.sampled, n_items=split.n_items,
+                 sampling="hypergeometric" if fixed is not None else protocol["sampling"],
+                 tie=tie, seed=draw_seed, negatives="uniform" if fixed is None else "fixed",
+                 dataset=name, recommender=recommender, loss=loss).write(protocol["out"])
     rank_seconds = time.perf_counter() - start
-    RankFile(users=result.users, exact=result.ranks, n_u=result.n_candidates,
-             sampled=result.sampled, n_items=split.n_items,
-             sampling="hypergeometric" if fixed is not None else sampling, tie=tie,
-             seed=draw_seed, negatives="uniform" if fixed is None else "fixed",
-             dataset=dataset, recommender=recommender,
-             loss=np.asarray(getattr(model, "loss_history_", None) or [],
-                             dtype=np.float64)).write(out)
-    info = {"dataset": dataset, "recommender": recommender, "model": repr(model),
-            "fit_seconds": round(fit_seconds, 2), "rank_seconds": round(rank_seconds, 2),
-            "users": int(result.users.size),
-            "sample_sizes": {str(m): s.shape[0] for m, s in result.sampled.items()}}
+    info = {"dataset": dataset, "views": list(protocols)[1:], "recommender": recommender,
+            "model": repr(model), "fit_seconds": round(fit_seconds, 2),
+            "rank_seconds": round(rank_seconds, 2), "users": int(result.users.size),
+            "sample_sizes": {name: {str(m): r for m, r in p["sample_sizes"].items()}
+                             for name, p in protocols.items()}}
     log.info("ranks: %s", json.dumps(info))
     return info
+
+
+def _check_candidates(split, dataset: str, sizes: dict, candidates: str,
+                      sampling: str) -> None:
+    """Refuse any m the users' candidates cannot support (the corrections need n_u > m)."""
+    n_candidates = (split.n_candidates() if candidates != "all"
+                    else np.full(split.users.size, split.n_items, dtype=np.int64))
+    for m in sizes:
+        try:
+            check_sample_size(n_candidates, m, sampling)
+        except ValueError as err:
+            raise ValueError(f"dataset {dataset!r}: {err}") from None
+        if n_candidates.size and n_candidates.min() <= m:
+            raise ValueError(f"dataset {dataset!r}: {int((n_candidates <= m).sum())} users "
+                             f"have n_u <= m = {m} candidates (smallest n_u: "
+                             f"{int(n_candidates.min())}); the corrections need n_u > m: use "
+                             f"a smaller m or drop those users")
