@@ -34,13 +34,14 @@ from scipy import linalg, special
 
 from .checks import check_allocation
 from .corrections import _check_prior, _solve_bv, parse_correction, rank_law_moments
+from .em_batch import em_rows, squarem_rows
 from .metrics import parse_metric
 from .sampling import check_nm, rank_pmf
 
 __all__ = ["sampled_rank_histogram", "mixture_matrix", "mle", "weight_function", "wmle",
            "WMLE_READINGS", "expected_weights", "mes",
            "mes_kkt_residual", "bv_distribution", "MLE_SOLVERS", "estimate_rank_distribution",
-           "estimate_from_histogram", "parse_estimator",
+           "estimate_from_histogram", "estimate_many", "mle_rows", "parse_estimator",
            "metric_from_distribution", "ESTIMATORS"]
 
 log = logging.getLogger(__name__)
@@ -190,10 +191,76 @@ def wmle(hist, n: int, m: int, sampling: str = "binomial", weight: str = "ndcg",
                          f"{', '.join(WMLE_READINGS)}")
     w = weight_function(weight, C, zero_based=reading == "zero_based")
     pi, info = mle(hist, n, m, sampling, weights=w, **mle_options)
-    if reading == "detilt":
-        pi = pi / expected_weights(w, n, m, sampling)
-        pi /= pi.sum()
-    return pi, {**info, "reading": reading}
+    return _read(pi, w, reading, n, m, sampling), {**info, "reading": reading}
+
+
+def _read(pi, w, reading: str, n: int, m: int, sampling: str) -> np.ndarray:
+    """The WMLE reading's estimate from the weighted fit ``pi`` (rows of pi for several)."""
+    if reading != "detilt":
+        return pi
+    pi = pi / expected_weights(w, n, m, sampling)
+    return pi / pi.sum(axis=-1, keepdims=True)
+
+
+def mle_rows(hists, n: int, m: int, sampling: str = "binomial", weights=None,
+             max_iter: int = 10_000, tol: float | None = None, solver: str | None = None,
+             epochs: int | None = None) -> np.ndarray:
+    """:func:`mle` of each histogram (rows of ``hists``), iterated together: (J, n).
+
+    SQUAREM to convergence, or ``epochs`` plain EM steps, on all rows at once
+    (:mod:`sampled_metrics.em_batch`), each row with its own steps and stopping rule; plain
+    EM to convergence (``solver='em'`` without epochs) one row at a time. The uniform
+    start of every row, as Jin et al.'s.
+    """
+    problems = [_mle_problem(h, n, m, sampling, weights, max_iter, tol, None, solver, epochs)
+                for h in hists]
+    if not problems:
+        return np.zeros((0, int(n)))
+    A, _, _, solver, max_iter, tol = problems[0]
+    H = np.stack([p[1] for p in problems])
+    PI = np.stack([p[2] for p in problems])
+    start = time.perf_counter()
+    if epochs is not None:
+        PI = em_rows(A, H, PI, max_iter)
+        detail = f"{max_iter} EM epochs"
+    elif solver == "squarem":
+        PI, info = squarem_rows(A, H, PI, max_iter, tol, SQUAREM_STEP_FACTOR)
+        if not info["converged"].all():
+            log.warning("mle (squarem, %d rows): %d rows NOT converged in %d iterations "
+                        "(tol %g)", len(H), int((~info["converged"]).sum()), max_iter, tol)
+        detail = (f"{int(info['evaluations'].sum())} EM evaluations, "
+                  f"{int(info['iterations'].max())} iterations at most")
+    else:
+        return np.stack([mle(h, n, m, sampling, weights=weights, max_iter=max_iter, tol=tol,
+                             solver=solver)[0] for h in hists])
+    log.info("mle (%s): n=%d m=%d %s: %d histograms, %s, in %.2f s", solver, A.shape[0],
+             A.shape[1] - 1, sampling, len(H), detail, time.perf_counter() - start)
+    return PI
+
+
+def estimate_many(hists, n: int, m: int, method: str, sampling: str = "binomial",
+                  **options) -> np.ndarray:
+    """:func:`estimate_from_histogram` of each histogram (rows of ``hists``): (J, n).
+
+    MLE and WMLE from the uniform start iterate all rows together (:func:`mle_rows`), the
+    others run one histogram at a time.
+    """
+    name, opts = parse_estimator(method, **options)
+    hists = list(hists)
+    if name in ("mle", "wmle") and opts.get("init") is None:
+        opts.pop("init", None)
+        weights, reading = None, None
+        if name == "wmle":
+            reading = opts.pop("reading", "printed")
+            if reading not in WMLE_READINGS:
+                raise ValueError(f"unknown WMLE reading {reading!r}; expected one of "
+                                 f"{', '.join(WMLE_READINGS)}")
+            weights = weight_function(opts.pop("weight", "ndcg"), opts.pop("C", 10),
+                                      zero_based=reading == "zero_based")
+        pi = mle_rows(hists, n, m, sampling, weights=weights, **opts)
+        return _read(pi, weights, reading, n, m, sampling) if weights is not None else pi
+    return np.stack([estimate_from_histogram(h, n, m, method, sampling, **options)
+                     for h in hists]) if hists else np.zeros((0, int(n)))
 
 
 def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
@@ -298,6 +365,36 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         ``loglik`` (trace: L at the start and after each iteration, non-decreasing),
         ``iterations``, ``evaluations`` (of F), ``converged``, ``seconds``, ``solver``.
     """
+    A, h, pi, solver, max_iter, tol = _mle_problem(hist, n, m, sampling, weights, max_iter,
+                                                   tol, init, solver, epochs)
+    n = pi.size
+    obs = h > 0
+    q = pi @ A
+    if np.any(q[obs] <= 0):
+        raise ValueError("init gives probability 0 to an observed sampled rank")
+    start = time.perf_counter()
+    if solver == "em":
+        pi, trace, it, converged = _mle_em(A, h, obs, pi, q, max_iter,
+                                           -1.0 if epochs is not None else tol)
+        evaluations = it
+        converged = converged or epochs is not None
+    else:
+        A_obs = A if obs.all() else np.ascontiguousarray(A[:, obs])
+        pi, trace, it, evaluations, converged = _mle_squarem(A_obs, h[obs], pi, q[obs],
+                                                             max_iter, tol)
+    seconds = time.perf_counter() - start
+    (log.info if converged else log.warning)(
+        "mle (%s): n=%d m=%d %s: %d iterations, %d EM evaluations, loglik %.10g, %s in "
+        "%.2f s", solver, n, m, sampling, it, evaluations, trace[-1],
+        "converged" if converged else f"NOT converged (tol {tol:g})", seconds)
+    return pi, {"loglik": np.array(trace), "iterations": it, "evaluations": evaluations,
+                "converged": converged, "seconds": seconds, "solver": solver,
+                "epochs": epochs}
+
+
+def _mle_problem(hist, n, m, sampling, weights, max_iter, tol, init, solver, epochs):
+    """Validated inputs of :func:`mle`: (A, h normalised (weighted), starting pi, solver,
+    max_iter, tol), with ``epochs`` turned into max_iter = epochs and tol = 0."""
     n, m = check_nm(n, m, sampling)
     if solver is None:
         solver = "em" if epochs is not None else "squarem"
@@ -330,29 +427,7 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         if pi.shape != (n,) or not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
             raise ValueError(f"init must be {n} finite non-negative numbers, not all zero")
         pi = pi / pi.sum()
-    A = mixture_matrix(n, m, sampling)
-    obs = h > 0
-    q = pi @ A
-    if np.any(q[obs] <= 0):
-        raise ValueError("init gives probability 0 to an observed sampled rank")
-    start = time.perf_counter()
-    if solver == "em":
-        pi, trace, it, converged = _mle_em(A, h, obs, pi, q, max_iter,
-                                           -1.0 if epochs is not None else tol)
-        evaluations = it
-        converged = converged or epochs is not None
-    else:
-        A_obs = A if obs.all() else np.ascontiguousarray(A[:, obs])
-        pi, trace, it, evaluations, converged = _mle_squarem(A_obs, h[obs], pi, q[obs],
-                                                             max_iter, tol)
-    seconds = time.perf_counter() - start
-    (log.info if converged else log.warning)(
-        "mle (%s): n=%d m=%d %s: %d iterations, %d EM evaluations, loglik %.10g, %s in "
-        "%.2f s", solver, n, m, sampling, it, evaluations, trace[-1],
-        "converged" if converged else f"NOT converged (tol {tol:g})", seconds)
-    return pi, {"loglik": np.array(trace), "iterations": it, "evaluations": evaluations,
-                "converged": converged, "seconds": seconds, "solver": solver,
-                "epochs": epochs}
+    return mixture_matrix(n, m, sampling), h, pi, solver, max_iter, tol
 
 
 def _em_pass(A, pi, ratio, rows: int, out) -> tuple[np.ndarray, np.ndarray]:
@@ -471,7 +546,7 @@ def _mle_squarem(A, h, pi, q, max_iter: int, tol: float):
 
 def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
         max_iter: int = 100, tol: float = 1e-10,
-        hessian: str = "banded") -> tuple[np.ndarray, dict]:
+        hessian: str = "banded", eta_scaling: str = "fixed") -> tuple[np.ndarray, dict]:
     """Maximal entropy with minimal distribution bias (Jin et al. eq. 24-27).
 
     Solves  max_pi  eta H(pi) - E(pi)  over the simplex (pi >= 0, sum pi = 1), with
@@ -512,6 +587,13 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
     sampling : {'binomial', 'hypergeometric'}
     eta : float > 0
         Weight of the entropy (Jin et al.'s eta).
+    eta_scaling : {'fixed', 'bins'}
+        ``'fixed'`` (default): the weight is ``eta``, as the paper states it (eta = 0.001
+        at every m). ``'bins'``: the weight is eta / (m + 1), as the authors' later code
+        sets it (``estimator/MES.ipynb``, AAAI'23 repository: minimise
+        (m + 1) sum_r~ P~ (q - P~)^2 - gamma H(pi) with gamma = 0.01, i.e. eta = gamma /
+        (m + 1)): the squared-error term shrinks with the number of bins (each P~ ~ 1/(m+1))
+        while the entropy does not, so a fixed eta weighs the entropy more at larger m.
     max_iter : int
         Maximum number of Newton iterations.
     tol : float
@@ -530,6 +612,10 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
     n, m = check_nm(n, m, sampling)
     P = _check_hist(hist, m)
     eta = _check_eta(eta)
+    if eta_scaling not in ("fixed", "bins"):
+        raise ValueError(f"unknown eta_scaling {eta_scaling!r}; expected 'fixed' or 'bins'")
+    if eta_scaling == "bins":
+        eta = eta / (m + 1)
     max_iter, tol = _check_stopping(max_iter, tol)
     if hessian not in ("banded", "dense"):
         raise ValueError(f"unknown Hessian assembly {hessian!r}; expected 'banded' or 'dense'")
@@ -665,7 +751,7 @@ def bv_distribution(hist, n: int, m: int, gamma: float, sampling: str = "binomia
 
 _OPTIONS = {"mle": ("max_iter", "tol", "init", "solver", "epochs"),
             "wmle": ("weight", "C", "reading", "max_iter", "tol", "init", "solver", "epochs"),
-            "mes": ("eta", "max_iter", "tol"), "bv": ("gamma", "prior")}
+            "mes": ("eta", "eta_scaling", "max_iter", "tol"), "bv": ("gamma", "prior")}
 
 
 def estimate_rank_distribution(sampled_ranks, n: int, m: int, method: str,
@@ -723,7 +809,8 @@ def estimate_from_histogram(hist, n: int, m: int, method: str, sampling: str = "
         mle: ``max_iter``, ``tol``, ``init``, ``solver``, ``epochs`` (see :func:`mle`);
         wmle: also ``weight`` ('ndcg' default, 'ap', 'none'), ``C`` (10) and ``reading``
         ('printed' default, 'zero_based', 'detilt') (see :func:`wmle`);
-        mes: ``eta`` (0.001), ``max_iter``, ``tol``; bv: ``gamma`` (required), ``prior``.
+        mes: ``eta`` (0.001), ``eta_scaling`` ('fixed'; 'bins': eta / (m + 1)), ``max_iter``,
+        ``tol``; bv: ``gamma`` (required), ``prior``.
         Any other option raises ValueError.
 
     Returns

@@ -18,7 +18,7 @@ import pandas as pd
 from .. import figures
 from ..atomic import atomic_output
 from ..corrections import correction_label
-from ..estimators import estimate_from_histogram, sampled_rank_histogram
+from ..estimators import estimate_many, sampled_rank_histogram
 from ..metrics import parse_metric
 from ..parallel import map_items
 from ..rankfile import read_rank_file
@@ -37,8 +37,13 @@ def estimator_label(name: str) -> str:
     return f"dist_{name}" if name.startswith("bv_") else name
 
 
-def _estimate(hist, name, n, m, sampling, options) -> np.ndarray:
-    return estimate_from_histogram(hist, n, m, name, sampling, **(options or {}))
+#: Histograms estimated together (:func:`~sampled_metrics.estimators.estimate_many`); fixed,
+#: so that each repeat's estimate does not depend on the number of processes.
+CHUNK = 50
+
+
+def _estimate(hists, name, n, m, sampling, options) -> np.ndarray:
+    return estimate_many(hists, n, m, name, sampling, **(options or {}))
 
 
 def estimates_per_repeat(dataset: str, recommender: str, rank_file, m: int, metrics,
@@ -70,8 +75,9 @@ def estimates_per_repeat(dataset: str, recommender: str, rank_file, m: int, metr
     parts = []
     for name in estimators:
         label = estimator_label(name)
-        pmfs = np.stack(map_items(_estimate, hists, name, n, m, rank_file.sampling,
-                                  (options or {}).get(name), processes=processes))
+        chunks = [hists[lo:lo + CHUNK] for lo in range(0, len(hists), CHUNK)]
+        pmfs = np.concatenate(map_items(_estimate, chunks, name, n, m, rank_file.sampling,
+                                        (options or {}).get(name), processes=processes))
         values = weights @ pmfs.T                                          # K x repeats
         mean_pmf[label] = pmfs.mean(axis=0)
         parts += [pd.DataFrame({"dataset": dataset, "recommender": recommender,

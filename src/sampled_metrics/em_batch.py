@@ -1,0 +1,152 @@
+"""(Weighted) MLE of P(r) for many histograms at once: :func:`~sampled_metrics.estimators.mle`'s
+EM and SQUAREM iterations on J rows together.
+
+Each row j is the problem of :func:`~sampled_metrics.estimators.mle` for its histogram h_j,
+with the same EM map, the same SQUAREM step, safeguard and step bound per row, and the same
+stopping rule per row; the rows only share the matrix products. One evaluation of the EM
+map for the active rows is
+
+    G = (H / Q) A^T,   F(PI) = PI * G / rowsum(PI * G),   Q' = F(PI) A,
+
+two (J x k x n) products instead of J matrix-vector pairs (measured on the ML-1M rank files,
+n = 3,706, 100 repeats, one core: 1.2-1.6x faster than one row at a time at m = 99, where
+the element-wise work of the iteration weighs as much as the products; 2.1-2.6x at m = 499;
+2.3-6.5x for a fixed number of EM epochs). A row
+stops when its own rule says so and is then left out of the products. The result equals
+the one-row solver's up to the rounding of the products (a matrix product sums in another
+order than a matrix-vector product), which for SQUAREM can move the stopping point along
+the flat directions of the likelihood by as much as the solver's own tolerance does (see
+:func:`~sampled_metrics.estimators.mle`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["em_rows", "squarem_rows"]
+
+
+def _em_map(A, H, PI, Q):
+    """F(PI) for every row, its Q = F(PI) A, and log(F(PI) / PI) (-inf where G = 0)."""
+    ratio = np.divide(H, Q, out=np.zeros_like(H), where=H > 0)
+    G = ratio @ A.T
+    out = PI * G
+    Q = out @ A
+    total = out.sum(axis=1)
+    out /= total[:, None]
+    Q /= total[:, None]
+    with np.errstate(divide="ignore"):
+        G = np.log(G)
+    G -= np.log(total)[:, None]
+    return out, Q, G
+
+
+def _loglik(H, Q):
+    """L_j = sum_{r~: h_j > 0} h_j(r~) log Q_j(r~) (-inf if Q = 0 on an observed rank)."""
+    with np.errstate(divide="ignore"):
+        logq = np.log(np.where(H > 0, Q, 1.0))
+    return (H * logq).sum(axis=1)
+
+
+def em_rows(A, H, PI, iterations: int) -> np.ndarray:
+    """Exactly ``iterations`` plain EM steps PI <- F(PI) from ``PI`` on every row (the fixed
+    schedule, ``mle(epochs=...)``)."""
+    PI = np.array(PI, dtype=np.float64)
+    Q = PI @ A
+    for _ in range(iterations):
+        PI, Q, _ = _em_map(A, H, PI, Q)
+    return PI
+
+
+def squarem_rows(A, H, PI, max_iter: int, tol: float, step_factor: float):
+    """SQUAREM on u = log pi for every row, as ``estimators._mle_squarem`` does for one.
+
+    Parameters
+    ----------
+    A : (n, k) mixture matrix p(r~ | r)
+    H : (J, k) normalised (weighted) histograms
+    PI : (J, n) starting points (rows sum to 1)
+    max_iter : int
+    tol : float
+        A row stops after the iteration whose gain L_k - L_{k-1} <= tol |L_{k-1}| e_k
+        (e_k: its evaluations of F in that iteration).
+    step_factor : float
+        The step bound's factor (``SQUAREM_STEP_FACTOR``).
+
+    Returns
+    -------
+    PI : (J, n) the estimates
+    info : dict of per-row arrays ``loglik`` (final), ``iterations``, ``evaluations``,
+        ``converged``
+    """
+    PI = np.array(PI, dtype=np.float64)
+    J = PI.shape[0]
+    Q = PI @ A
+    with np.errstate(divide="ignore"):
+        U = np.log(PI)
+    last = _loglik(H, Q)
+    step_max = np.ones(J)
+    iterations = np.zeros(J, dtype=np.int64)
+    evaluations = np.zeros(J, dtype=np.int64)
+    converged = np.zeros(J, dtype=bool)
+    active = np.arange(J)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(max_iter):
+            if not active.size:
+                break
+            h, u, pi, q = H[active], U[active], PI[active], Q[active]
+            pi1, q1, r = _em_map(A, h, pi, q)
+            pi2, q2, s = _em_map(A, h, pi1, q1)
+            l2, u2 = _loglik(h, q2), u + r + s
+            v = s - r
+            live = np.isfinite(v)
+            r, v = np.where(live, r, 0.0), np.where(live, v, 0.0)
+            sv, rr = (pi1 * v * v).sum(axis=1), (pi1 * r * r).sum(axis=1)
+            bound = step_max[active]
+            alpha = np.where(sv > 0, np.minimum(bound, np.maximum(
+                1.0, np.sqrt(np.divide(rr, sv, out=np.ones_like(sv), where=sv > 0)))), 1.0)
+            # start of the stabilising step: pi_2 (alpha = 1) or the extrapolated point
+            su, spi, sq = u2.copy(), pi2.copy(), q2.copy()
+            far = np.flatnonzero(alpha > 1)
+            fallback = np.zeros(active.size, dtype=bool)
+            if far.size:
+                a = alpha[far, None]
+                ux = a * v[far]                  # u_0 + 2 alpha r + alpha^2 v
+                ux += r[far]
+                ux += r[far]
+                ux *= a
+                ux += u[far]
+                ux[~live[far]] = -np.inf
+                ux -= ux.max(axis=1, keepdims=True)
+                px = np.exp(ux)
+                total = px.sum(axis=1)
+                px /= total[:, None]
+                ux -= np.log(total)[:, None]
+                qx = px @ A
+                good = _loglik(h[far], qx) >= l2[far]
+                su[far[good]], spi[far[good]], sq[far[good]] = ux[good], px[good], qx[good]
+                fallback[far[~good]] = True
+            stab = np.flatnonzero(~fallback)
+            new_u, new_pi, new_q, new_l = u2, pi2, q2, l2.copy()
+            evals = np.full(active.size, 2)
+            if stab.size:
+                px, qx, s = _em_map(A, h[stab], spi[stab], sq[stab])
+                new_u[stab], new_pi[stab], new_q[stab] = su[stab] + s, px, qx
+                new_l[stab] = _loglik(h[stab], qx)
+                evals[stab] = 3
+            at_bound = alpha == bound
+            grow = ~fallback & at_bound
+            shrink = fallback & at_bound
+            step_max[active[grow]] *= step_factor
+            step_max[active[shrink]] = np.maximum(1.0, step_max[active[shrink]] / step_factor)
+            evaluations[active] += evals
+            iterations[active] += 1
+            before = last[active]
+            gain = new_l >= before
+            take = active[gain]
+            U[take], PI[take], Q[take] = new_u[gain], new_pi[gain], new_q[gain]
+            last[take] = new_l[gain]
+            stop = last[active] - before <= tol * np.abs(before) * evals
+            converged[active[stop]] = True
+            active = active[~stop]
+    return PI, {"loglik": last, "iterations": iterations, "evaluations": evaluations,
+                "converged": converged}
