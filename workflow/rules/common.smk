@@ -116,6 +116,18 @@ def dataset_names():
     ]
 
 
+#: models whose fit takes minutes (their ranks jobs start before the others)
+LONG_FITS = ("neumf", "multivae")
+
+
+def ranks_tiers():
+    """(name suffix, recommenders, priority) of each tier of ranks jobs: long fits first."""
+    recs = all_recommenders()
+    long = [r for r in recs if recommender_spec(r).get("model") in LONG_FITS]
+    tiers = [("", [r for r in recs if r not in long], 10), ("_long", long, 11)]
+    return [tier for tier in tiers if tier[1]]
+
+
 def alternatives(values):
     return "|".join(re.escape(str(v)) for v in values) or "(?!)"
 

@@ -12,8 +12,10 @@ rule estimates:
         metrics=JIN.get("metrics"),
         estimators=JIN.get("estimators"),
         options=JIN.get("options", {}),
-    # one process per job (they run side by side), two for the large mixtures (m > 200)
-    threads: lambda wc: 2 if int(wc.m) > 200 else 1
+    # one process per job: they run side by side (a two-process job for m = 499 waited for
+    # both cores to be free, at the end of the run)
+    threads: 1
+    priority: 5  # after the ranks jobs, before the tables and figures
     conda:
         ENV
     log:
