@@ -130,3 +130,24 @@ def test_each_job_ran_on_slurm_as_the_readme_maps_it(slurm_run):
     assert "Nothing to be done" in proc.stdout + proc.stderr
     # each job's own log is in logs/, as in a local run
     assert (wd / f"logs/{DATASET}/ranks_X.log").read_text().count("(its only fit in this job)") == 1
+
+
+def test_every_ranks_rule_gets_the_profiles_ranks_resources(tmp_path):
+    """A dataset with views (synthetic, view synthetic-all) has a ranks rule of its own; it
+    must get what the profile (or --set-resources) gives rule ``ranks``, as the generic rule
+    does. A dry run: no cluster needed, only the SLURM plugin the profile names."""
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        pytest.skip("the SLURM executor plugin is not installed (pip install -e '.[slurm]')")
+    wd = copy_workflow(tmp_path)
+    targets = ["results/synthetic/ranks/X.npz", "results/synthetic-small/ranks/X.npz"]
+    proc = snakemake(wd, "-n", "--workflow-profile", "profiles/slurm", *targets)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = proc.stdout + proc.stderr
+    ranks = [b for b in text.split("\nrule ")[1:] if b.startswith("ranks")]
+    assert sorted(b.split(":")[0] for b in ranks) == ["ranks", "ranks_synthetic"]
+    for block in ranks:
+        assert "runtime=120" in block and "mem_mb=16000" in block, block
+    proc = snakemake(wd, "-n", "--workflow-profile", "profiles/slurm", *targets,
+                     "--set-resources", "ranks:mem_mb=3000")
+    ranks = [b for b in (proc.stdout + proc.stderr).split("\nrule ")[1:] if b.startswith("ranks")]
+    assert len(ranks) == 2 and all("mem_mb=3000" in b for b in ranks)

@@ -120,6 +120,13 @@ def dataset_names():
 LONG_FITS = ("neumf", "multivae")
 
 
+def ranks_resources():
+    """Resources given to rule ``ranks`` (a profile's set-resources, --set-resources), for
+    every ranks rule: the tiers and the datasets with views have rules of their own."""
+    given = workflow.resource_settings.overwrite_resources.get("ranks", {})
+    return {name: getattr(value, "raw", value) for name, value in given.items()}
+
+
 def ranks_tiers():
     """(name suffix, recommenders, priority) of each tier of ranks jobs: long fits first."""
     recs = all_recommenders()

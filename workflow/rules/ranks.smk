@@ -3,7 +3,8 @@
 # shared by all recommenders of a dataset within a repeat). A dataset with views (config
 # dataset_protocols with `of`) has its own rule, whose job also writes each view's rank file
 # from the same fit. The ranks jobs start first (everything else waits on them), the long
-# fits (neural recommenders) before the others: each rule below exists once per tier.
+# fits (neural recommenders) before the others: each rule below exists once per tier. All of
+# them take the resources a profile (or --set-resources) gives rule `ranks`.
 
 for _suffix, _recs, _priority in ranks_tiers():
 
@@ -29,6 +30,8 @@ for _suffix, _recs, _priority in ranks_tiers():
             fixed_negatives=lookup(dpath="study/fixed_negatives", within=config, default=False),
             seed=config["seed"],
         threads: 1
+        resources:
+            **ranks_resources(),
         priority: _priority
         conda:
             ENV
@@ -64,6 +67,8 @@ for _suffix, _recs, _priority in ranks_tiers():
                 ),
                 seed=config["seed"],
             threads: 1
+            resources:
+                **ranks_resources(),
             priority: _priority
             conda:
                 ENV
