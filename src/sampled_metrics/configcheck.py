@@ -428,9 +428,6 @@ def _check_dataset_protocols(config) -> None:
         if protocol["of"] not in known:
             raise ConfigError(f"{key}.of: {_short(protocol['of'])} is not a dataset defined "
                               f"in 'datasets' (defined: {defined})")
-        if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
-            raise ConfigError(f"{key}: a name may hold only letters, digits and _ . - (and not "
-                              f"start with . _ or -), found {_short(name)}")
     views = set(_views(config))
     for section in ("study", "protocols"):
         for i, name in enumerate((config.get(section) or {}).get("datasets") or []):
@@ -441,13 +438,15 @@ def _check_dataset_protocols(config) -> None:
 
 
 def _check_names(config) -> None:
-    """Dataset and recommender names become folder and file names: letters, digits, _ . -"""
-    for section in ("datasets", "recommenders"):
-        for name in config.get(section) or {}:
-            if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
-                raise ConfigError(f"config key {section}.{name}: a name may hold only letters, "
-                                  f"digits and _ . - (and not start with . _ or -), found "
-                                  f"{_short(name)}")
+    """Dataset, view and recommender names become folder and file names: letters, digits,
+    _ . -"""
+    named = [(section, name) for section in ("datasets", "recommenders")
+             for name in config.get(section) or {}]
+    for section, name in named + [("dataset_protocols", v) for v in _views(config)]:
+        if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
+            raise ConfigError(f"config key {section}.{name}: a name may hold only letters, "
+                              f"digits and _ . - (and not start with . _ or -), found "
+                              f"{_short(name)}")
 
 
 def _check_synthetic(config) -> None:

@@ -186,12 +186,17 @@ def wmle(hist, n: int, m: int, sampling: str = "binomial", weight: str = "ndcg",
 
     ``mle_options``: those of :func:`mle` (max_iter, tol, init, solver, epochs).
     """
+    w = _wmle_weights(weight, C, reading)
+    pi, info = mle(hist, n, m, sampling, weights=w, **mle_options)
+    return _read(pi, w, reading, n, m, sampling), {**info, "reading": reading}
+
+
+def _wmle_weights(weight: str = "ndcg", C: float = 10, reading: str = "printed"):
+    """w(r~) of a WMLE reading (0-based sampled ranks for 'zero_based')."""
     if reading not in WMLE_READINGS:
         raise ValueError(f"unknown WMLE reading {reading!r}; expected one of "
                          f"{', '.join(WMLE_READINGS)}")
-    w = weight_function(weight, C, zero_based=reading == "zero_based")
-    pi, info = mle(hist, n, m, sampling, weights=w, **mle_options)
-    return _read(pi, w, reading, n, m, sampling), {**info, "reading": reading}
+    return weight_function(weight, C, zero_based=reading == "zero_based")
 
 
 def _read(pi, w, reading: str, n: int, m: int, sampling: str) -> np.ndarray:
@@ -251,12 +256,9 @@ def estimate_many(hists, n: int, m: int, method: str, sampling: str = "binomial"
         opts.pop("init", None)
         weights, reading = None, None
         if name == "wmle":
-            reading = opts.pop("reading", "printed")
-            if reading not in WMLE_READINGS:
-                raise ValueError(f"unknown WMLE reading {reading!r}; expected one of "
-                                 f"{', '.join(WMLE_READINGS)}")
-            weights = weight_function(opts.pop("weight", "ndcg"), opts.pop("C", 10),
-                                      zero_based=reading == "zero_based")
+            reading = opts.get("reading", "printed")
+            weights = _wmle_weights(**{key: opts.pop(key) for key in ("weight", "C", "reading")
+                                       if key in opts})
         pi = mle_rows(hists, n, m, sampling, weights=weights, **opts)
         return _read(pi, weights, reading, n, m, sampling) if weights is not None else pi
     return np.stack([estimate_from_histogram(h, n, m, method, sampling, **options)

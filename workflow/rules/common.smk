@@ -104,15 +104,10 @@ def is_view(dataset):
     return "of" in config.get("dataset_protocols", {}).get(dataset, {})
 
 
-def base_dataset(dataset):
-    """The dataset whose split and fits a view uses (itself for a dataset)."""
-    return config.get("dataset_protocols", {}).get(dataset, {}).get("of", dataset)
-
-
 def dataset_names():
     """Every name a results/ folder can have: the datasets and their views."""
     return list(config.get("datasets", {})) + [
-        v for v, p in config.get("dataset_protocols", {}).items() if "of" in p
+        v for v in config.get("dataset_protocols", {}) if is_view(v)
     ]
 
 
