@@ -49,7 +49,9 @@ from threadpoolctl import threadpool_limits
 
 from .datasets import Split
 from .metrics import parse_metric
-from .protocols import BLOCK_USERS, CandidateTable, check_sample_size
+from . import rank_kernels as kernels
+from .protocols import (BLOCK_USERS, CandidateTable, check_sample_size,
+                        negatives_generator)
 from .seeds import generator
 
 __all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",
@@ -154,26 +156,17 @@ def exact_ranks(scores, train_rows, test_items, tie: str, rng=None, keys=None
     if train_rows.shape != scores.shape:
         raise ValueError(f"train_rows shape {train_rows.shape} != scores shape {scores.shape}")
     train_rows.sum_duplicates()
-    b = test_items.size
-    s_test = scores[np.arange(b), test_items]
-    rows = np.repeat(np.arange(b), np.diff(train_rows.indptr))
+    rows = np.repeat(np.arange(test_items.size), np.diff(train_rows.indptr))
     if np.any(train_rows.indices == test_items[rows]):
         raise ValueError("a held-out item is in its user's training items; it would not be "
                          "a candidate")
-    train_scores = scores[rows, train_rows.indices]
-    n_greater = np.count_nonzero(scores > s_test[:, None], axis=1) - np.bincount(
-        rows, train_scores > s_test[rows], minlength=b).astype(np.int64)
-    n_equal = np.count_nonzero(scores == s_test[:, None], axis=1) - 1 - np.bincount(
-        rows, train_scores == s_test[rows], minlength=b).astype(np.int64)
-    n_candidates = scores.shape[1] - np.diff(train_rows.indptr).astype(np.int64)
-    if tie == "random" and keys is not None:
-        keys = np.asarray(keys, dtype=np.float64)
-        k_test = keys[np.arange(b), test_items]
-        tied_above = (scores == s_test[:, None]) & (keys > k_test[:, None])
-        n_above = tied_above.sum(axis=1) - np.bincount(
-            rows, tied_above[rows, train_rows.indices], minlength=b).astype(np.int64)
-        return 1 + n_greater + n_above, n_candidates
-    return ranks_from_counts(n_greater, n_equal, tie, rng), n_candidates
+    table = CandidateTable(train_rows, test_items)
+    keyed = tie == "random" and keys is not None
+    _, g, e, above = table.codes(scores, keys if keyed else None)
+    n_candidates = table.counts + 1
+    if keyed:
+        return 1 + g + above, n_candidates
+    return ranks_from_counts(g, e, tie, rng), n_candidates
 
 
 def sampled_ranks(test_scores, negative_scores, tie: str, rng=None, test_keys=None,
@@ -235,7 +228,7 @@ def _rank_dtype(m: int):
 def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None, *,
              tie: str = DEFAULT_TIE, sampling: str = "hypergeometric", seed: int = 0,
              fixed_negatives: np.ndarray | None = None,
-             candidates: str = "unseen") -> Evaluation:
+             candidates: str = "unseen", first_block: int = 0) -> Evaluation:
     """Exact ranks and the sampled ranks of every (m, repeat), scoring each user once.
 
     For each draw block of :data:`~sampled_metrics.protocols.BLOCK_USERS` users the model's
@@ -264,6 +257,10 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
         or all items (n_u = |I| for everyone; with ``sampling='binomial'`` the negatives are
         then uniform with replacement over all items but the held-out one, Jin et al.'s
         protocol as their code draws it, and r~ | r follows their eq. 16-17 exactly).
+    first_block : int
+        Number of the first draw block: ``split.users`` are the evaluated users from row
+        ``first_block * BLOCK_USERS`` on of a larger evaluation (a shard of it), and get
+        the negatives and tie draws they have there.
 
     Returns
     -------
@@ -298,43 +295,49 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
     sampled = {m: np.empty((r, n), dtype=_rank_dtype(m)) for m, r in sizes.items()}
     with threadpool_limits(1, "blas"):     # reproducible scores whatever the cores
         _rank_blocks(model, split, sizes, tie, sampling == "binomial", seed,
-                     fixed_negatives, ranks, sampled)
+                     fixed_negatives, ranks, sampled, first_block)
     return Evaluation(split.users, ranks, n_cand, sampled)
 
 
+#: sampled positions held at once per (m, chunk of repeats): bounds the engine's memory
+_CHUNK_NEGATIVES = 1 << 23
+
+
 def _rank_blocks(model, split, sizes, tie, replace, seed, fixed_negatives, ranks,
-                 sampled) -> None:
+                 sampled, first_block=0) -> None:
     """The loop of :func:`evaluate` over draw blocks (fills ``ranks`` and ``sampled``)."""
     n = split.users.size
     started, next_log = time.perf_counter(), 0.1
-    for block, lo in enumerate(range(0, n, BLOCK_USERS)):
+    for block, lo in enumerate(range(0, n, BLOCK_USERS), start=first_block):
         rows = slice(lo, min(n, lo + BLOCK_USERS))
         users, test = split.users[rows], split.test_items[rows]
-        scores = model.score(users)
+        scores, test = _as_block(model.score(users), test)
         b = users.size
-        keys = tie_keys(seed, block, scores.shape) if tie == "random" else None
-        train_rows = split.train[users]
-        ranks[rows] = exact_ranks(scores, train_rows, test, tie,
-                                  generator(seed, "ties", "exact", block), keys=keys)[0]
+        table = CandidateTable(split.train[users], test)
+        keyed = tie == "random"
+        keys = tie_keys(seed, block, scores.shape) if keyed else None
+        codes, g, e, above = table.codes(scores, keys)
+        ranks[rows] = 1 + g + above if keyed else ranks_from_counts(
+            g, e, tie, generator(seed, "ties", "exact", block))
         test_scores = scores[np.arange(b), test]
-        test_keys = None if keys is None else keys[np.arange(b), test]
-        if fixed_negatives is None and sizes:
-            table = CandidateTable(train_rows, test)
-            table_scores = table.candidate_values(scores)
-            table_keys = None if keys is None else table.candidate_values(keys)
+        test_keys = keys[np.arange(b), test] if keyed else None
         for m, repeats in sizes.items():
-            for j in range(repeats):
-                if fixed_negatives is None:
-                    pos = table.positions(m, generator(seed, "negatives", m, j, block), replace)
-                    neg_scores = table.pick(table_scores, pos)
-                    neg_keys = None if keys is None else table.pick(table_keys, pos)
-                else:
-                    neg = fixed_negatives[rows]
-                    neg_scores = np.take_along_axis(scores, neg, axis=1)
-                    neg_keys = None if keys is None else np.take_along_axis(keys, neg, 1)
-                sampled[m][j, rows] = sampled_ranks(
-                    test_scores, neg_scores, tie, generator(seed, "ties", m, j, block),
-                    test_keys=test_keys, negative_keys=neg_keys)
+            if fixed_negatives is not None:
+                neg = fixed_negatives[rows]
+                sampled[m][0, rows] = sampled_ranks(
+                    test_scores, np.take_along_axis(scores, neg, axis=1), tie,
+                    generator(seed, "ties", m, 0, block), test_keys=test_keys,
+                    negative_keys=np.take_along_axis(keys, neg, 1) if keyed else None)
+                continue
+            chunk = max(1, _CHUNK_NEGATIVES // (b * m))
+            for first in range(0, repeats, chunk):
+                js = range(first, min(repeats, first + chunk))
+                pos = table.positions_many(
+                    m, [negatives_generator(seed, m, j, block) for j in js], replace)
+                g, e, above = kernels.count_positions(codes, pos)
+                for r, j in enumerate(js):
+                    sampled[m][j, rows] = 1 + g[r] + above[r] if keyed else ranks_from_counts(
+                        g[r], e[r], tie, generator(seed, "ties", m, j, block))
         if rows.stop >= next_log * n:
             log.info("ranked %d of %d users (%.0f%%) in %.1f s", rows.stop, n,
                      100 * rows.stop / n, time.perf_counter() - started)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from . import rank_kernels as kernels
 from .sampling import SAMPLING_LAWS
 from .seeds import generator
 
@@ -35,7 +36,9 @@ class CandidateTable:
     """The candidates other than the held-out item of a block of users, as a padded table.
 
     Row i lists, ascending, the c_i items outside H_u ∪ {held-out} (then padding), so that a
-    uniform position p in 0..c_i-1 is a uniform candidate: ``items[i, p]``.
+    uniform position p in 0..c_i-1 is a uniform candidate: ``items[i, p]``. The table is
+    not built until asked for: :meth:`candidate_values` gathers any per-item values (scores,
+    tie keys) straight into table order.
 
     Parameters
     ----------
@@ -43,81 +46,114 @@ class CandidateTable:
         The users' training items H_u.
     test_items : int array (b,)
         Their held-out items.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> table = CandidateTable(sp.csr_matrix(np.array([[0, 1, 0, 0, 0]])), [3])
+    >>> table.counts, table.items
+    (array([3]), array([[0, 2, 4]], dtype=int32))
     """
 
     def __init__(self, train_rows, test_items):
-        train_rows = sp.csr_matrix(train_rows)
-        b, n_items = train_rows.shape
-        allowed = np.ones((b, n_items), dtype=bool)
-        rows = np.repeat(np.arange(b), np.diff(train_rows.indptr))
-        allowed[rows, train_rows.indices] = False
-        allowed[np.arange(b), np.asarray(test_items, dtype=np.int64)] = False
-        self.counts = allowed.sum(axis=1).astype(np.int64)
-        dtype = np.int32 if n_items < 2**31 else np.int64
-        self.items = np.zeros((b, max(int(self.counts.max(initial=0)), 1)), dtype=dtype)
-        # boolean compression is row-major: row i's allowed items, ascending, fill its
-        # first counts[i] cells
-        self.items[np.arange(self.items.shape[1]) < self.counts[:, None]] = \
-            np.broadcast_to(np.arange(n_items, dtype=dtype), (b, n_items))[allowed]
+        train_rows = sp.csr_matrix(train_rows, copy=True)
+        train_rows.sum_duplicates()                    # sorted, distinct indices per row
+        self.shape = train_rows.shape
+        self.indptr = train_rows.indptr.astype(np.int64)
+        self.indices = train_rows.indices.astype(np.int64)
+        self.test_items = np.asarray(test_items, dtype=np.int64).reshape(-1)
+        b, n_items = self.shape
+        rows = np.repeat(np.arange(b), np.diff(self.indptr))
+        test_in_train = np.bincount(rows, self.indices == self.test_items[rows], minlength=b)
+        self.counts = (n_items - np.diff(self.indptr) - (test_in_train == 0)).astype(np.int64)
+        self.width = max(int(self.counts.max(initial=0)), 1)
+        self._items = None
+
+    @property
+    def items(self) -> np.ndarray:
+        """(b, width) int32 (int64 beyond 2^31 items): row i's candidates, then zeros."""
+        if self._items is None:
+            dtype = np.int32 if self.shape[1] < 2**31 else np.int64
+            ids = np.broadcast_to(np.arange(self.shape[1], dtype=dtype), self.shape)
+            self._items = self.candidate_values(ids)
+        return self._items
 
     def positions(self, m: int, rng: np.random.Generator, replace: bool) -> np.ndarray:
         """(b, m) uniform positions p in 0..c_i-1 per row: independent draws (with
         replacement), or a uniform m-subset (without; needs c_i >= m).
 
-        Without replacement, rows with 4m <= c_i: m draws with replacement, then every
-        repeated value is drawn again, uniformly over 0..c_i-1, until it hits a value not
-        taken yet (a binary search in the sorted first draws); values are exchangeable
-        in this process, so the set is a uniform m-subset (its order is not uniform, and
-        does not matter). Rows with 4m > c_i: the m smallest of c_i uniform keys. A uniform
-        position is floor(U c_i) with U uniform on [0, 1) in steps of 2^-53: each value has
-        probability 1/c_i up to a relative 2^-53 c_i (< 1e-10 for any catalogue here).
+        With replacement, p = floor(U c_i) for m uniforms U per row (``rng.random((b, m))``).
+        Without replacement, rows with 4m <= c_i come first: m draws with replacement
+        (``rng.random((rows, m))``), then, in rounds, every repeated value is drawn again
+        (one uniform per pending cell, rows in order), kept if new to its row, until none is
+        pending; values are exchangeable in this process, so each row's set is a uniform
+        m-subset (its order is not uniform, and does not matter). Then rows with 4m > c_i:
+        the m smallest of c_i uniform keys. A uniform position is floor(U c_i) with U
+        uniform on [0, 1) in steps of 2^-53: each value has probability 1/c_i up to a
+        relative 2^-53 c_i (< 1e-10 for any catalogue here).
         """
-        c = self.counts
-        if replace:
-            return _uniform_below(rng, c[:, None], (c.size, m))
-        pos = np.empty((c.size, m), dtype=np.int64)
-        dense = np.flatnonzero(4 * m > c)
-        sparse = np.flatnonzero(4 * m <= c)
-        if sparse.size:
-            pos[sparse] = self._rejection(rng, sparse, m)
-        if dense.size:           # m of c keys: the m smallest of c_i uniform keys
-            keys = rng.random((dense.size, int(c[dense].max())))
-            keys[np.arange(keys.shape[1]) >= c[dense, None]] = 2.0
-            pos[dense] = np.argpartition(keys, m - 1, axis=1)[:, :m]
-        return pos
+        return self.positions_many(m, [rng], replace)[0].astype(np.int64)
 
-    def _rejection(self, rng, rows: np.ndarray, m: int) -> np.ndarray:
-        """Uniform m-subsets of 0..c_i-1 for ``rows`` (4m <= c_i) by redrawing repeats.
-
-        The first draws are sorted per row, so (row, value) keys are sorted overall and a
-        redraw is tested against them by binary search (no table of the catalogue's size).
-        """
-        c = self.counts[rows]
-        pos = _uniform_below(rng, c[:, None], (rows.size, m))
-        pos.sort(axis=1)
-        width = self.items.shape[1]
-        keys = ((np.arange(rows.size) * width)[:, None] + pos).ravel()
-        repeat = np.zeros(keys.size, dtype=bool)
-        repeat[1:] = keys[1:] == keys[:-1]
-        base = keys[~repeat]                       # sorted, distinct
-        todo = np.flatnonzero(repeat)
-        at, added = todo // m, np.zeros(0, dtype=np.int64)   # ``added``: sorted, distinct
-        while todo.size:
-            v = _uniform_below(rng, c[at], todo.size)
-            key = at * width + v
-            order = np.argsort(key, kind="stable")
-            ok = np.ones(key.size, dtype=bool)            # first draw of each key this round
-            ok[order[1:]] = key[order[1:]] != key[order[:-1]]
-            ok &= ~_contains(base, key) & ~_contains(added, key)
-            added = np.sort(np.concatenate([added, key[ok]]))
-            pos.reshape(-1)[todo[ok]] = v[ok]
-            todo, at = todo[~ok], at[~ok]
-        return pos
+    def positions_many(self, m: int, rngs, replace: bool) -> np.ndarray:
+        """(len(rngs), b, m) int32 positions: :meth:`positions` for each generator."""
+        c, m = self.counts, int(m)
+        out = np.empty((len(rngs), c.size, m), dtype=np.int32 if self.width < 2**31
+                       else np.int64)
+        sparse = np.flatnonzero(4 * m <= c) if not replace else np.arange(c.size)
+        dense = np.flatnonzero(4 * m > c) if not replace else np.zeros(0, np.int64)
+        uniforms = np.empty((sparse.size, m))
+        block = np.empty((sparse.size, m), dtype=out.dtype)
+        scratch = np.zeros(self.width, dtype=np.uint8)
+        for r, rng in enumerate(rngs):
+            if sparse.size:
+                rng.random(out=uniforms)
+                if replace:
+                    kernels.uniform_positions(uniforms, c, out[r])
+                    continue
+                pending = kernels.first_distinct(uniforms, c[sparse], block, scratch)
+                left = int(pending.sum())
+                while left:
+                    left = kernels.redraw_repeats(rng.random(left), c[sparse], block, pending,
+                                                  scratch)
+                out[r, sparse] = block
+            if dense.size:       # m of c keys: the m smallest of c_i uniform keys
+                keys = rng.random((dense.size, int(c[dense].max())))
+                keys[np.arange(keys.shape[1]) >= c[dense, None]] = 2.0
+                out[r, dense] = np.argpartition(keys, m - 1, axis=1)[:, :m]
+        return out
 
     def candidate_values(self, values: np.ndarray) -> np.ndarray:
         """A (b, n_items) block of per-item values (scores, tie keys) in table order:
-        entry [i, p] is ``values[i, items[i, p]]``."""
-        return np.take_along_axis(values, self.items, axis=1)
+        entry [i, p] is ``values[i, items[i, p]]`` (zeros past c_i)."""
+        values = np.asarray(values)
+        if values.shape != self.shape:
+            raise ValueError(f"values must have the table's shape {self.shape}, got "
+                             f"{values.shape}")
+        out = np.zeros((self.shape[0], self.width), dtype=values.dtype)
+        kernels.gather_candidates(values, self.indptr, self.indices, self.test_items, out)
+        return out
+
+    def codes(self, scores: np.ndarray, keys: np.ndarray | None = None):
+        """Each candidate's score (and tie key) against its held-out item's, one byte each
+        in table order (:func:`~sampled_metrics.rank_kernels.candidate_codes`).
+
+        Returns
+        -------
+        codes : uint8 array (b, width)
+        g, e, a : int64 arrays (b,)
+            Candidates above, tied with, and tied with a larger key than the held-out item,
+            over all c_i candidates (``a`` is zero without keys).
+        """
+        scores = np.ascontiguousarray(scores, dtype=np.float64)
+        if scores.shape != self.shape:
+            raise ValueError(f"scores must have the table's shape {self.shape}, got "
+                             f"{scores.shape}")
+        keys = (np.zeros((0, 0)) if keys is None
+                else np.ascontiguousarray(keys, dtype=np.float64))
+        out = np.empty((self.shape[0], self.width), dtype=np.uint8)
+        _, g, e, a = kernels.candidate_codes(scores, keys, self.indptr, self.indices,
+                                             self.test_items, out)
+        return out, g, e, a
 
     @staticmethod
     def pick(table_values: np.ndarray, positions: np.ndarray) -> np.ndarray:
@@ -128,20 +164,6 @@ class CandidateTable:
     def draw(self, m: int, rng: np.random.Generator, replace: bool) -> np.ndarray:
         """(b, m) uniform negatives (item indices) per row, see :meth:`positions`."""
         return self.pick(self.items, self.positions(m, rng, replace)).astype(np.int64)
-
-
-def _contains(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Whether each of ``keys`` is in the sorted array ``sorted_keys`` (binary search)."""
-    if sorted_keys.size == 0:
-        return np.zeros(keys.size, dtype=bool)
-    hit = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
-    return sorted_keys[hit] == keys
-
-
-def _uniform_below(rng: np.random.Generator, c, size) -> np.ndarray:
-    """floor(U c) for U uniform on [0, 1): uniform integers in 0..c-1 (c broadcast to size),
-    much faster than per-element bounded integers."""
-    return np.floor(rng.random(size) * c).astype(np.int64)
 
 
 def check_sample_size(n_candidates, m: int, sampling: str) -> None:
