@@ -274,6 +274,8 @@ CONFIG_CASES = [
     ("jin.figure3.m_values", [49, 1000], "config key jin.figure3.m_values[1]: m = 1000"),
     ("jin.figure3.recommender", "W", "config key jin.figure3.recommender: recommender 'W'"),
     ("jin.recommenders", ["X"], "config key jin.recommenders: must not be empty"),
+    ("jin.figure1.recommender", "NeuMF", "config key jin.figure1.recommender: 'NeuMF' is not in "
+                                         "jin.recommenders (X, Y, Z, EASE)"),
     ("jin.estimators", ["mle", "em"], "config key jin.estimators[1]"),
     ("jin.metrics", ["ndcg@ten"], "config key jin.metrics[0]"),
     ("jin.options", {"mes": {"etta": 0.1}}, "config key jin.options.mes: method 'mes' takes no "
@@ -310,6 +312,10 @@ CONFIG_CASES = [
      "config key study.datasets[1]: 'synthetic-all' is a view"),
     ("jin.datasets", ["synthetic", "elsewhere"],
      "config key jin.datasets[1]: 'elsewhere' is not defined in 'datasets' or as a view"),
+    ("ranks.users_per_shard", 3000, "config key ranks.users_per_shard: expected a multiple of "
+                                    "1024, found 3000"),
+    ("ranks.users_per_shard", 0, "config key ranks.users_per_shard: expected minimum 1024"),
+    ("ranks.shards", 4, "config key ranks: unknown key 'shards'"),
     ("study.fixed_negatives", True, "config key study.fixed_negatives: true, but dataset "
                                     "'synthetic' (study.datasets[0]) has format 'synthetic'"),
 ]

@@ -4,8 +4,9 @@ Tables 3-4 and Jin et al.'s Tables 2 and 4 of the test configuration's second da
 (synthetic-small) are made through SLURM, and every file the cluster run wrote under results/
 (the tables in csv, md and tex, rank files, per-repeat corrections, estimates, split) must be
 byte-identical to the local run's (``local_run``); the fan-out must map to SLURM jobs as the
-README says (one ranks job per (dataset, recommender), one corrections job per (dataset, m),
-one estimates job per (dataset, recommender, m)), as ``sacct`` records them. One dataset and
+README says (one fit job per (dataset, recommender), one ranks job per shard of users, here
+two per recommender, one corrections job per (dataset, m), one estimates job per (dataset,
+recommender, m); the gather of the shards runs locally), as ``sacct`` records them. One dataset and
 no figures keep CI short: each SLURM job costs 10-20 s of Snakemake start-up on 2 shared cores,
 and these 14 jobs are every kind of dataset job (the other dataset only repeats them; a full
 ``all`` run of config/test.yaml, 52 jobs, was checked identical the same way, README).
@@ -121,33 +122,37 @@ def test_each_job_ran_on_slurm_as_the_readme_maps_it(slurm_run):
     assert {j["state"] for j in jobs} == {"COMPLETED"}
     assert {(j["partition"], j["account"]) for j in jobs} == {(partition, account)}
     rules = Counter(j["comment"].split("_wildcards_")[0].removeprefix("rule_") for j in jobs)
-    # X, Y, Z, EASE each ranked once (every sample size in one job); corrections at m = 50
-    # (Table 3) and 49 (Jin); estimates of the 4 Jin recommenders at m = 49; one job per
-    # table rule; the download and split
-    assert rules == {"ranks": 4, "corrections": 2, "estimates": 4, "tables": 1,
-                     "jin_tables": 1, "dataset_archive": 1, "split": 1}
+    # X, Y, Z, EASE each fitted once and ranked in two shards (every sample size in each);
+    # corrections at m = 50 (Table 3) and 49 (Jin); estimates of the 4 Jin recommenders at
+    # m = 49; one job per table rule; the download and split
+    assert rules == {"fit": 4, "ranks_shard": 8, "corrections": 2, "estimates": 4,
+                     "tables": 1, "jin_tables": 1, "dataset_archive": 1, "split": 1}
     proc = snakemake(wd, "-n", "--cores", "1", *table_targets())
     assert "Nothing to be done" in proc.stdout + proc.stderr
     # each job's own log is in logs/, as in a local run
-    assert (wd / f"logs/{DATASET}/ranks_X.log").read_text().count("(its only fit in this job)") == 1
+    assert (wd / f"logs/{DATASET}/fit_X.log").read_text().count(" fit: {") == 1
+    assert (wd / f"logs/{DATASET}/ranks_X_1.log").read_text().count("ranks: ") == 1
 
 
-def test_every_ranks_rule_gets_the_profiles_ranks_resources(tmp_path):
-    """A dataset with views (synthetic, view synthetic-all) has a ranks rule of its own; it
-    must get what the profile (or --set-resources) gives rule ``ranks``, as the generic rule
-    does. A dry run: no cluster needed, only the SLURM plugin the profile names."""
+def test_fit_and_ranks_jobs_get_the_profiles_resources(tmp_path):
+    """The fit and the shard jobs (of a dataset and of a view) get what the profile (or
+    --set-resources) gives rules ``fit`` and ``ranks_shard``. A dry run: no cluster needed,
+    only the SLURM plugin the profile names."""
     if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
         pytest.skip("the SLURM executor plugin is not installed (pip install -e '.[slurm]')")
     wd = copy_workflow(tmp_path)
-    targets = ["results/synthetic/ranks/X.npz", "results/synthetic-small/ranks/X.npz"]
-    proc = snakemake(wd, "-n", "--workflow-profile", "profiles/slurm", *targets)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    text = proc.stdout + proc.stderr
-    ranks = [b for b in text.split("\nrule ")[1:] if b.startswith("ranks")]
-    assert sorted(b.split(":")[0] for b in ranks) == ["ranks", "ranks_synthetic"]
-    for block in ranks:
-        assert "runtime=120" in block and "mem_mb=16000" in block, block
-    proc = snakemake(wd, "-n", "--workflow-profile", "profiles/slurm", *targets,
-                     "--set-resources", "ranks:mem_mb=3000")
-    ranks = [b for b in (proc.stdout + proc.stderr).split("\nrule ")[1:] if b.startswith("ranks")]
-    assert len(ranks) == 2 and all("mem_mb=3000" in b for b in ranks)
+    targets = ["data/synthetic/models/EASE.pkl", "data/synthetic-all/shards/X/0.npz",
+               "data/synthetic-small/shards/Y/1.npz"]
+
+    def planned(*extra):
+        proc = snakemake(wd, "-n", "--workflow-profile", "profiles/slurm", *targets, *extra)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        blocks = (proc.stdout + proc.stderr).split("\nrule ")[1:]
+        return {b.split(":")[0]: b for b in blocks if b.startswith(("fit", "ranks"))}
+
+    jobs = planned()
+    assert sorted(jobs) == ["fit", "ranks_shard"]
+    assert "mem_mb=16000" in jobs["fit"] and "runtime=120" in jobs["fit"], jobs["fit"]
+    assert "mem_mb=8000" in jobs["ranks_shard"] and "runtime=60" in jobs["ranks_shard"]
+    jobs = planned("--set-resources", "ranks_shard:mem_mb=3000")
+    assert "mem_mb=3000" in jobs["ranks_shard"]

@@ -134,6 +134,9 @@ def _describe(error) -> str:
     if error.validator in ("minimum", "maximum", "exclusiveMinimum"):
         return (f"config key {where}: expected {error.validator} {error.validator_value}, "
                 f"found {_short(error.instance)}")
+    if error.validator == "multipleOf":
+        return (f"config key {where}: expected a multiple of {error.validator_value}, found "
+                f"{_short(error.instance)}")
     if error.validator in ("minItems", "minProperties"):
         return f"config key {where}: must not be empty, found {_short(error.instance)}"
     return f"config key {where}: {error.message[:160]}"
@@ -328,6 +331,11 @@ def _check_jin(config) -> None:
     _recommender_refs(config, ("jin", "figure3", "recommender"))
     if "figure1" in jin:
         _recommender_refs(config, ("jin", "figure1", "recommender"))
+        chosen, listed = (jin["figure1"] or {}).get("recommender"), jin.get("recommenders") or []
+        if chosen not in listed:     # Figure 1 draws the P(R) estimated for Jin's tables
+            raise ConfigError(f"config key jin.figure1.recommender: {_short(chosen)} is not in "
+                              f"jin.recommenders ({', '.join(map(str, listed))}); add it there "
+                              f"or choose one of them")
     known = list(config.get("datasets") or {}) + _views(config)
     for i, dataset in enumerate(jin.get("datasets") or []):
         if dataset not in known:

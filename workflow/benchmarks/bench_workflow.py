@@ -12,8 +12,8 @@ Copies Snakefile, workflow/ and config/ into a fresh directory beside the projec
 * wall time, and the peak of the summed resident memory of snakemake and all its child
   processes (sampled every 0.2 s from /proc), against the target;
 * per rule: jobs, summed and longest wall time (from ``logs/benchmarks``);
-* how many times each (dataset, recommender) model was fitted (the "fitted ... (its only fit
-  in this job)" lines of the ranks logs; target: exactly once).
+* how many times each (dataset, recommender) model was fitted (the ``fit:`` lines of the fit
+  logs; target: exactly once).
 """
 from __future__ import annotations
 
@@ -62,7 +62,9 @@ def per_rule_times(workdir: Path) -> list[tuple[str, int, float, float]]:
         with open(tsv) as fh:
             rec = list(csv.DictReader(fh, delimiter="\t"))
         if rec:
-            rule = re.sub(r"_m\d+.*|_[^_]*$", "", tsv.stem) if "_" in tsv.stem else tsv.stem
+            rule = next((r for r in ("fit", "ranks_shard") if tsv.stem.startswith(r + "_")),
+                        None) or (re.sub(r"_m\d+.*|_[^_]*$", "", tsv.stem)
+                                  if "_" in tsv.stem else tsv.stem)
             rows[rule].append(float(rec[-1]["s"]))
     return sorted(((r, len(t), sum(t), max(t)) for r, t in rows.items()),
                   key=lambda x: -x[2])
@@ -70,11 +72,10 @@ def per_rule_times(workdir: Path) -> list[tuple[str, int, float, float]]:
 
 def fits(workdir: Path) -> dict:
     count = collections.Counter()
-    for log in (workdir / "logs").rglob("ranks_*.log"):
+    for log in (workdir / "logs").rglob("fit_*.log"):
         for line in log.read_text().splitlines():
-            found = re.search(r"fitted (\S+) = .* on (\S+) in", line)
-            if found:
-                count[(found.group(2), found.group(1))] += 1
+            if " fit: {" in line:
+                count[(log.parent.name, log.stem.removeprefix("fit_"))] += 1
     return dict(count)
 
 

@@ -1,5 +1,9 @@
 # Input functions, wildcard constraints and the fan-out plan of the workflow (no science here).
+import json
 import re
+
+from sampled_metrics.recommenders import NEURAL_KINDS
+from sampled_metrics.steps.ranks import DEFAULT_USERS_PER_SHARD, shard_count
 
 #: software of every rule under --use-conda (path relative to the rule files)
 ENV = "../envs/sampled-metrics.yaml"
@@ -111,23 +115,35 @@ def dataset_names():
     ]
 
 
-#: models whose fit takes minutes (their ranks jobs start before the others)
-LONG_FITS = ("neumf", "multivae")
+def fitted_datasets():
+    """Datasets with their own split and fits (views rank their dataset's)."""
+    return [d for d in config.get("datasets", {}) if not is_view(d)]
 
 
-def ranks_resources():
-    """Resources given to rule ``ranks`` (a profile's set-resources, --set-resources), for
-    every ranks rule: the tiers and the datasets with views have rules of their own."""
-    given = workflow.resource_settings.overwrite_resources.get("ranks", {})
-    return {name: getattr(value, "raw", value) for name, value in given.items()}
+def base_of(dataset):
+    """The dataset whose split and fits a dataset or view ranks."""
+    return config.get("dataset_protocols", {}).get(dataset, {}).get("of", dataset)
 
 
-def ranks_tiers():
-    """(name suffix, recommenders, priority) of each tier of ranks jobs: long fits first."""
-    recs = all_recommenders()
-    long = [r for r in recs if recommender_spec(r).get("model") in LONG_FITS]
-    tiers = [("", [r for r in recs if r not in long], 10), ("_long", long, 11)]
-    return [tier for tier in tiers if tier[1]]
+def fit_priority(recommender):
+    """Fits that take minutes (the neural recommenders) start first."""
+    return 11 if recommender_spec(recommender).get("model") in NEURAL_KINDS else 10
+
+
+USERS_PER_SHARD = lookup(dpath="ranks/users_per_shard", within=config,
+                         default=DEFAULT_USERS_PER_SHARD)
+
+
+def get_rank_shards(wildcards):
+    """Input function of the gather: the shard files of (dataset, recommender), as many as
+    the split's evaluated users need (known once the split exists: a checkpoint)."""
+    info = checkpoints.split.get(dataset=base_of(wildcards.dataset)).output.info
+    with open(info) as handle:
+        users = json.load(handle)["evaluated_users"]
+    return [
+        f"data/{wildcards.dataset}/shards/{wildcards.recommender}/{k}.npz"
+        for k in range(shard_count(users, USERS_PER_SHARD))
+    ]
 
 
 def alternatives(values):
@@ -139,6 +155,7 @@ wildcard_constraints:
     split="last|holdout",
     recommender=alternatives(all_recommenders()),
     m=alternatives(all_sample_sizes()),
+    shard=r"\d+",
 
 
 def get_rank_files(recommenders):

@@ -16,7 +16,7 @@ rule dataset_archive:
         "../scripts/dataset_archive.py"
 
 
-rule split:
+checkpoint split:
     input:
         rules.dataset_archive.output,
     output:

@@ -9,10 +9,11 @@ from .ials import IALS, paper_loss
 from .ease import EASE
 from .itemknn import ItemKNN, topk_mask
 from .neural import MultiVAE, NeuMF, torch_available
+from .store import load_model, save_model
 
 __all__ = ["Recommender", "IALS", "ItemKNN", "EASE", "paper_loss", "topk_mask", "check_train",
            "NeuMF", "MultiVAE",
-           "torch_available", "NEURAL_KINDS", "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender"]
+           "torch_available", "save_model", "load_model", "NEURAL_KINDS", "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender"]
 
 KINDS = {"ials": IALS, "itemknn": ItemKNN, "ease": EASE, "neumf": NeuMF, "multivae": MultiVAE}
 #: Kinds that need the optional PyTorch extra (``pip install 'sampled-metrics[neural]'``).
