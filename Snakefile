@@ -9,7 +9,7 @@ from snakemake.utils import min_version, validate
 
 from sampled_metrics.configcheck import ConfigError, check_config
 
-min_version("8.0")
+min_version("9.0")  # callable rule priorities (fit)
 
 
 configfile: "config/config.yaml"
