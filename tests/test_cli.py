@@ -99,3 +99,46 @@ def test_help_documents_equations(capsys):
             main([cmd, "--help"])
         out = " ".join(capsys.readouterr().out.split())
         assert all(e in out for e in eqs), (cmd, eqs)
+
+
+def test_estimate_bootstrap_is_the_batched_estimate_of_each_draw(tmp_path, capsys):
+    """``estimate``: the value is the one-histogram estimate; the interval is that of the
+    bootstrap histograms' estimates, batched (MLE, WMLE: estimate_batches, the workflow's
+    path; MES, BV: one at a time, the same numbers), whatever --processes."""
+    from sampled_metrics.cli import _bootstrap_histograms, _interval
+    from sampled_metrics.estimators import (estimate_batches, estimate_from_histogram,
+                                            sampled_rank_histogram)
+    from sampled_metrics.metrics import parse_metrics
+    n, m, draws, seed = 600, 30, 60, 4
+    ranks = 1 + np.random.default_rng(5).binomial(m, np.random.default_rng(6).beta(0.5, 3, 400))
+    f = tmp_path / "ranks.txt"
+    f.write_text("\n".join(map(str, ranks)) + "\n")
+    argv = ["estimate", "--ranks", str(f), "--n", str(n), "--m", str(m), "--bootstrap",
+            str(draws), "--seed", str(seed), "--metric", "recall@10,ndcg@10", "--format", "csv"]
+    outputs = []
+    for processes in ("1", "2"):
+        code, out, err = run(capsys, *argv, "--processes", processes)
+        assert code == 0 and err == ""
+        outputs.append(out)
+    assert outputs[0] == outputs[1]
+    rows = {(a, b): tuple(map(float, rest)) for a, b, *rest in
+            (line.split(",") for line in outputs[0].strip().splitlines()[1:])}
+    weights = np.stack([x.weights(n) for x in parse_metrics(["recall@10", "ndcg@10"])])
+    boot = _bootstrap_histograms(ranks, m, draws, seed)
+    for name in ("mle", "wmle", "mes", "bv_0.1"):
+        value = weights @ estimate_from_histogram(sampled_rank_histogram(ranks, m), n, m, name)
+        batched = estimate_batches(boot, n, m, name) @ weights.T
+        if name in ("mes", "bv_0.1"):
+            one = np.stack([estimate_from_histogram(h, n, m, name) for h in boot]) @ weights.T
+            assert np.array_equal(batched, one)
+        for k, metric in enumerate(["recall@10", "ndcg@10"]):
+            expected = (value[k], *_interval(batched[:, k], 0.95))
+            assert rows[metric, name] == pytest.approx(expected, rel=1e-5, abs=1e-9)
+
+
+def test_estimate_rejects_bad_processes(tmp_path, capsys):
+    f = tmp_path / "r.txt"
+    f.write_text("1\n2\n")
+    code, _, err = run(capsys, "estimate", "--ranks", str(f), "--n", "100", "--m", "5",
+                       "--processes", "0")
+    assert code == 2 and "--processes must be >= 1" in err and len(err.splitlines()) == 1

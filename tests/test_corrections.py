@@ -335,3 +335,32 @@ def test_nnls_last_free_matches_bvls():
         ref = optimize.lsq_linear(A, b, bounds=(lb, np.inf), method="bvls", tol=1e-14).x
         assert np.all(x[:-1] >= 0)
         assert np.allclose(x, ref, atol=1e-10)
+
+
+@pytest.mark.parametrize("law", ["binomial", "hypergeometric"])
+def test_narrow_block_moments_agree_with_the_default_blocks(law):
+    """At m ~ n one default block spans nearly every sampled rank; narrow blocks give the
+    same moments and corrections up to rounding, and are not cached."""
+    n, m = 900, 800
+    a = rank_law_moments(["ndcg@10", "ap"], n, m, law)
+    b = rank_law_moments(["ndcg@10", "ap"], n, m, law, narrow_blocks=True)
+    for x, y in ((a.gram, b.gram), (a.atb, b.atb), (a.c, b.c), (a.btb, b.btb)):
+        assert np.allclose(x, y, rtol=1e-12, atol=1e-15 * np.abs(x).max())
+    assert b is not rank_law_moments(["ndcg@10", "ap"], n, m, law, narrow_blocks=True)
+    wide = correction_vectors(["ndcg@10"], n, m, ["bv_0.1", "cls"], law)
+    narrow = correction_vectors(["ndcg@10"], n, m, ["bv_0.1", "cls"], law, narrow_blocks=True)
+    for key in wide:
+        assert np.allclose(wide[key], narrow[key], rtol=1e-8, atol=1e-10), key
+
+
+def test_bv_solve_is_the_cholesky_solve_of_the_bv_system():
+    """The in-place, Fortran-ordered system of _solve_bv is bit for bit the textbook
+    (1 - gamma) G + gamma diag(c) factored by Cholesky."""
+    from scipy import linalg
+
+    import sampled_metrics.corrections as C
+    mom = rank_law_moments(["ndcg@10", "ap"], 2000, 300, "hypergeometric")
+    for gamma in (1.0, 0.1, 1e-3):
+        H = (1.0 - gamma) * mom.gram + gamma * np.diag(mom.c)
+        expected = linalg.cho_solve(linalg.cho_factor(H), mom.atb)
+        assert np.array_equal(C._solve_bv(mom, slice(None), gamma), expected)

@@ -484,3 +484,23 @@ def test_mes_eta_scaling_bins_is_eta_over_the_number_of_bins():
     assert not np.allclose(scaled, estimate_from_histogram(h, n, m, "mes", law, eta=0.01))
     with pytest.raises(ValueError, match="eta_scaling"):
         estimate_from_histogram(h, n, m, "mes", law, eta_scaling="per_bin")
+
+
+def test_estimate_batches_is_estimate_many_on_fixed_batches():
+    """estimate_batches: estimate_many on batches of BATCH_HISTOGRAMS, the same numbers with
+    one process or two (BLAS single-threaded either way)."""
+    from threadpoolctl import threadpool_limits
+
+    from sampled_metrics.estimators import (BATCH_HISTOGRAMS, estimate_batches,
+                                            estimate_many)
+    n, m, law = 500, 19, "binomial"
+    hists = [sampled_rank_histogram(simulate(n, m, law, 400, seed=s)[1], m)
+             for s in range(BATCH_HISTOGRAMS + 7)]
+    for method in ("mle", "wmle", "mes"):
+        with threadpool_limits(1):
+            expected = np.concatenate([estimate_many(hists[:BATCH_HISTOGRAMS], n, m, method, law),
+                                       estimate_many(hists[BATCH_HISTOGRAMS:], n, m, method, law)])
+        for processes in (1, 2):
+            got = estimate_batches(hists, n, m, method, law, processes=processes)
+            assert np.array_equal(got, expected), (method, processes)
+    assert estimate_batches([], n, m, "mle").shape == (0, n)

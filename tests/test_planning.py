@@ -55,3 +55,41 @@ def test_cli_plan_and_estimate(tmp_path, capsys):
     assert "outside 1..m+1" in capsys.readouterr().err
     assert main(["plan", "--n", "10", "--target-bias", "-1"]) == 2
     assert "target bias" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("law", ["binomial", "hypergeometric"])
+@pytest.mark.parametrize("name", ["sampled", "bv_0.1", "cls", "rank_estimate"])
+def test_bias_is_its_definition(law, name):
+    """bias_at (narrow blocks, banded pmf rows) against the definition with full pmf rows
+    and the default correction vector, under the uniform prior and a peaked one."""
+    from sampled_metrics import correction
+    from sampled_metrics.metrics import parse_metric
+    from sampled_metrics.sampling import rank_pmf
+    n, m = 600, 450
+    r = np.arange(1, n + 1)
+    diff = rank_pmf(r, n, m, law) @ correction("ndcg@10", n, m, name, sampling=law) \
+        - parse_metric("ndcg@10")(r, n)
+    prior = np.exp(-r / 40.0)
+    prior /= prior.sum()
+    for p in (np.full(n, 1 / n), prior):
+        rms = bias_at("ndcg@10", n, m, name, law, prior=p)
+        mean = bias_at("ndcg@10", n, m, name, law, prior=p, criterion="mean")
+        assert rms == pytest.approx(np.sqrt(p @ diff ** 2), rel=1e-9, abs=1e-13)
+        assert mean == pytest.approx(abs(p @ diff), rel=1e-7, abs=1e-13)
+
+
+def test_plan_scans_the_grid_only_up_to_the_target():
+    """The grid is evaluated upwards to its first m below the target, then bisected below
+    it; beyond it only max_m is evaluated (for bias_at_max_m). Each reported bias is
+    bias_at's, and m - 1 misses the target (bisection to one item below m = 100)."""
+    n, target = 900, 0.02
+    seen = {}
+    plan = required_sample_size("ndcg@10", n, target, "bv_0.1",
+                                callback=lambda m, b: seen.setdefault(m, b))
+    grid = sorted({int(x) for x in np.round(np.geomspace(1, n - 1, 16))})
+    first_below = next(m for m in grid if seen.get(m, np.inf) <= target)
+    assert [m for m in grid if m in seen] == grid[:grid.index(first_below) + 1] + [n - 1]
+    assert all(seen[m] > target for m in grid[:grid.index(first_below)])
+    assert plan.m <= first_below and plan.bias == seen[plan.m] <= target
+    assert plan.bias_at_max_m == seen[n - 1] == bias_at("ndcg@10", n, n - 1, "bv_0.1")
+    assert plan.m < 100 and bias_at("ndcg@10", n, plan.m - 1, "bv_0.1") > target

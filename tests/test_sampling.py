@@ -121,3 +121,15 @@ def test_invalid_law_and_ranks():
         rank_pmf(1, 10, 3, "poisson")
     with pytest.raises(ValueError, match="1..n"):
         rank_pmf(11, 10, 3)
+
+
+@pytest.mark.parametrize("law", ["binomial", "hypergeometric"])
+@pytest.mark.parametrize("n,m", [(400, 390), (1000, 50), (3706, 3000)])
+def test_narrow_blocks_give_the_same_expectation(law, n, m):
+    """Band-restricted pmf rows in narrow blocks (the planning of m) against full rows, for
+    true ranks in any order and with repeats; the two differ by rounding only."""
+    r = np.random.default_rng(1).integers(1, n + 1, size=700)
+    w = [parse_metric("ndcg@10").weights(m + 1), np.linspace(1.0, -0.3, m + 1) ** 3]
+    full = expected_metric_matrix(w, r, n, m, law)
+    narrow = expected_metric_matrix(w, r, n, m, law, narrow_blocks=True)
+    assert np.abs(narrow - full).max() < 1e-13

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from .checks import check_allocation
 from .corrections import apply_correction, correction_label, correction_vectors, \
     parse_correction
+from .logs import cli_logging, progress
 from .metrics import parse_metrics
 from .positives_csv import correct_long_csv, long_format
 from .rankfile import read_rank_file
@@ -166,6 +169,7 @@ def _cmd_estimate(args) -> pd.DataFrame:
     from .estimators import sampled_rank_histogram
     n, m, sampling = _resolve_inputs(args)
     _check_bootstrap(args)
+    processes = _check_processes(args.processes)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(_names(args.metric, "metric"))
     names = _names(args.estimator, "estimator")
@@ -173,29 +177,56 @@ def _cmd_estimate(args) -> pd.DataFrame:
         if getattr(args, option) is not None and owner not in names:
             raise ValueError(f"--{option} only applies to the estimator {owner!r}, but "
                              f"--estimator is {args.estimator!r}")
+    options = {name: _estimator_options(name, args) for name in names}
     weights = np.stack([metric.weights(n) for metric in metrics])
+    hist = sampled_rank_histogram(ranks, m)
     boot = _bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
     rows = []
-    for name in names:
-        options = {}
-        if name == "mes" and args.eta is not None:
-            options = {"eta": args.eta}
-        if name == "wmle":
-            options = {k: v for k, v in (("weight", args.weight), ("C", args.C))
-                       if v is not None}
-        estimate = _histogram_estimator(name, n, m, sampling, options)
-        value = weights @ estimate(sampled_rank_histogram(ranks, m))
-        draws = np.array([weights @ estimate(h) for h in boot]).reshape(-1, len(metrics))
-        rows += [(metric.name, name, value[k], *_interval(draws[:, k], args.level))
-                 for k, metric in enumerate(metrics)]
+    with progress("sampled-metrics estimate", total=len(names)) as bar:
+        for name in names:
+            bar.advance(0, f"{name}: estimate and {args.bootstrap} bootstrap draws")
+            value = weights @ _estimate(name, hist[None], n, m, sampling, options[name])[0]
+            draws = _estimate(name, boot, n, m, sampling, options[name], processes) @ weights.T
+            rows += [(metric.name, name, value[k], *_interval(draws[:, k], args.level))
+                     for k, metric in enumerate(metrics)]
+            bar.advance()
     return pd.DataFrame(rows, columns=["metric", "estimator", "value", "ci_low", "ci_high"])
 
 
-def _histogram_estimator(name: str, n: int, m: int, sampling: str, options: dict):
-    """P^ as a function of a histogram (validated estimator and options)."""
-    from .estimators import estimate_from_histogram, parse_estimator
+def _estimator_options(name: str, args) -> dict:
+    """The options of estimator ``name`` given on the command line (validated)."""
+    from .estimators import parse_estimator
+    options = {}
+    if name == "mes" and args.eta is not None:
+        options = {"eta": args.eta}
+    if name == "wmle":
+        options = {k: v for k, v in (("weight", args.weight), ("C", args.C)) if v is not None}
     parse_estimator(name, **options)                        # fail early
-    return lambda h: estimate_from_histogram(h, n, m, name, sampling, **options)
+    return options
+
+
+def _estimate(name: str, hists: np.ndarray, n: int, m: int, sampling: str, options: dict,
+              processes: int | None = None) -> np.ndarray:
+    """P^ of each histogram (rows of ``hists``): (J, n). ``processes=None``: one histogram
+    at a time in this process (the point estimate, as :func:`estimate_from_histogram`);
+    else the bootstrap's many histograms batched (:func:`estimate_batches`: MLE and WMLE
+    iterate a batch together, so a draw's estimate equals the one-at-a-time estimate up to
+    the rounding of the shared matrix products, see :mod:`sampled_metrics.em_batch`)."""
+    from .estimators import estimate_batches, estimate_from_histogram
+    if processes is None:
+        return np.stack([estimate_from_histogram(h, n, m, name, sampling, **options)
+                         for h in hists])
+    return estimate_batches(hists, n, m, name, sampling, processes=processes, **options)
+
+
+def _check_processes(processes: int | None) -> int:
+    """``--processes``: a positive count, default the CPUs this process may use."""
+    if processes is None:
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else os.cpu_count() or 1)
+    if processes < 1:
+        raise ValueError(f"--processes must be >= 1, got {processes}")
+    return processes
 
 
 def _read_prior(path, n: int) -> np.ndarray:
@@ -216,12 +247,19 @@ def _cmd_plan(args) -> pd.DataFrame:
     check_nm(args.n, 1, args.sampling)
     prior = _read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []
-    for metric in parse_metrics(_names(args.metric, "metric")):
-        for name in _names(args.correction, "correction"):
+    pairs = [(metric, name) for metric in parse_metrics(_names(args.metric, "metric"))
+             for name in _names(args.correction, "correction")]
+    with progress("sampled-metrics plan", total=len(pairs)) as bar:
+        for metric, name in pairs:
+            what = f"{metric.name} {name}"
+
+            def report(m: int, bias: float) -> None:
+                bar.advance(0, f"{what}: bias {bias:.3g} at m={m}")
             plan = required_sample_size(metric, args.n, args.target_bias, name, args.sampling,
-                                        prior, args.criterion, args.max_m)
+                                        prior, args.criterion, args.max_m, callback=report)
             rows.append((plan.metric, plan.correction, "> max_m" if plan.m is None else plan.m,
                          plan.bias, plan.max_m, plan.bias_at_max_m))
+            bar.advance()
     return pd.DataFrame(rows, columns=["metric", "correction", "m_needed", "bias_at_m", "max_m",
                                        "bias_at_max_m"])
 
@@ -308,6 +346,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="WMLE weight w(r~) = M(r~/C) (after eq. 23; default ndcg)")
     e.add_argument("--C", type=float, help="WMLE weight constant C (default 10)")
     _add_input_options(e, bootstrap=100)
+    e.add_argument("--processes", type=int, help="worker processes for the bootstrap "
+                   "(default: the CPUs available; the result does not depend on it)")
     e.add_argument("--format", choices=("table", "csv"), default="table")
     e.set_defaults(func=_cmd_estimate)
 
@@ -344,8 +384,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    cli_logging()
     try:
-        table = args.func(args)
+        with threadpool_limits(1):      # as the workflow: small products, shared machines
+            table = args.func(args)
     except ValueError as err:
         print(f"sampled-metrics {args.command}: error: {err}", file=sys.stderr)
         return 2

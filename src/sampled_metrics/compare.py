@@ -56,7 +56,7 @@ import itertools
 
 import numpy as np
 import pandas as pd
-from scipy import linalg, stats
+from scipy import linalg
 
 from .corrections import correction_vectors, parse_correction
 from .estimators import estimate_from_histogram, mixture_matrix, sampled_rank_histogram

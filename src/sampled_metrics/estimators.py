@@ -36,13 +36,14 @@ from .checks import check_allocation
 from .corrections import _check_prior, _solve_bv, parse_correction, rank_law_moments
 from .em_batch import em_rows, squarem_rows
 from .metrics import parse_metric
+from .parallel import map_items
 from .sampling import check_nm, rank_pmf
 
 __all__ = ["sampled_rank_histogram", "mixture_matrix", "mle", "weight_function", "wmle",
            "WMLE_READINGS", "expected_weights", "mes",
            "mes_kkt_residual", "bv_distribution", "MLE_SOLVERS", "estimate_rank_distribution",
-           "estimate_from_histogram", "estimate_many", "mle_rows", "parse_estimator",
-           "metric_from_distribution", "ESTIMATORS"]
+           "estimate_from_histogram", "estimate_many", "estimate_batches", "mle_rows",
+           "parse_estimator", "metric_from_distribution", "ESTIMATORS"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,9 @@ SQUAREM_ONE_BLOCK_ENTRIES = 2_000_000
 MES_HESSIAN_DROP = 1e-16
 #: MES Hessian: rows of A per block of the banded assembly.
 MES_HESSIAN_ROWS = 128
+#: Histograms estimated together by :func:`estimate_batches`; fixed, so that each estimate
+#: does not depend on the number of processes.
+BATCH_HISTOGRAMS = 50
 
 
 def sampled_rank_histogram(sampled_ranks, m: int, normalize: bool = True) -> np.ndarray:
@@ -263,6 +267,40 @@ def estimate_many(hists, n: int, m: int, method: str, sampling: str = "binomial"
         return _read(pi, weights, reading, n, m, sampling) if weights is not None else pi
     return np.stack([estimate_from_histogram(h, n, m, method, sampling, **options)
                      for h in hists]) if hists else np.zeros((0, int(n)))
+
+
+def estimate_batches(hists, n: int, m: int, method: str, sampling: str = "binomial", *,
+                     processes: int = 1, **options) -> np.ndarray:
+    """:func:`estimate_many` on fixed batches of ``BATCH_HISTOGRAMS`` histograms, spread over
+    worker processes: (J, n).
+
+    The batches do not depend on ``processes``, and BLAS runs single-threaded in the workers
+    and in this process alike (:func:`~sampled_metrics.parallel.map_items`), so the result
+    is the same whatever the number of processes. The workflow's Jin et al. repeats and the
+    command line's bootstrap both estimate their many histograms so.
+
+    Parameters
+    ----------
+    hists : sequence of histograms of length m + 1
+    n, m : int
+    method : str
+        As for :func:`estimate_from_histogram`.
+    sampling : {'binomial', 'hypergeometric'}
+    processes : int
+        Worker processes (1: this process).
+    **options
+        The estimator's options.
+    """
+    hists = list(hists)
+    if not hists:
+        return np.zeros((0, int(n)))
+    batches = [hists[lo:lo + BATCH_HISTOGRAMS] for lo in range(0, len(hists), BATCH_HISTOGRAMS)]
+    return np.concatenate(map_items(_estimate_batch, batches, n, m, method, sampling, options,
+                                    processes=processes))
+
+
+def _estimate_batch(hists, n, m, method, sampling, options) -> np.ndarray:
+    return estimate_many(hists, n, m, method, sampling, **options)
 
 
 def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,

@@ -9,18 +9,25 @@ default, or the empirical distribution of exact ranks from a comparable full eva
 
 :func:`required_sample_size` returns the smallest m with bias <= target. Both biases shrink as
 m grows (more samples, finer rank law) but not always monotonically for corrected metrics,
-so the search scans a log grid of m, then bisects (to 1 % of m) between the last grid point
-above the target and the first below it, and reports the bias actually reached. The bias
-is computed exactly from the rank law (O(n m) per m, plus the correction's own cost).
+so the search scans a log grid of m upwards until the first point below the target, then
+bisects (to 1 % of m) between it and the grid point before, and reports the bias actually
+reached (and the bias at max_m). The bias is computed exactly from the rank law, each pmf
+row only on the band of sampled ranks that holds its mass (O(n sqrt(m)) pmf entries per m),
+and the correction's moments in narrow blocks of true ranks (O(n m) work instead of
+O(n m^2) when m is a sizable fraction of n), plus the correction's own solve (O(m^3) for
+CLS and BV): the same bias up to rounding (``narrow_blocks`` of
+:func:`~sampled_metrics.sampling.expected_metric_matrix` and
+:func:`~sampled_metrics.corrections.rank_law_moments`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from .checks import check_allocation
-from .corrections import _check_prior, correction, correction_label
+from .corrections import _check_prior, correction_label, correction_vectors
 from .metrics import parse_metric
 from .sampling import check_nm, expected_metric_matrix
 
@@ -43,10 +50,11 @@ def bias_at(metric, n: int, m: int, correction_name: str = "sampled", sampling: 
     check_allocation(4 * n, f"the rank law over the n = {n} items")
     p = _check_prior(prior, n)
     p = np.full(n, 1.0 / n) if p is None else p
-    vec = correction(metric, n, m, correction_name, sampling=sampling)
+    metric = parse_metric(metric)
+    vec = correction_vectors([metric], n, m, [correction_name], sampling,
+                             narrow_blocks=True)[metric.name, correction_label(correction_name)]
     r = np.flatnonzero(p > 0) + 1
-    diff = (expected_metric_matrix([vec], r, n, m, sampling)[0]
-            - parse_metric(metric)(r, n))
+    diff = expected_metric_matrix([vec], r, n, m, sampling, narrow_blocks=True)[0] - metric(r, n)
     w = p[r - 1]
     return float(np.sqrt(w @ diff ** 2) if criterion == "rms" else abs(w @ diff))
 
@@ -66,12 +74,15 @@ class Plan:
 def required_sample_size(metric, n: int, target: float, correction_name: str = "sampled",
                          sampling: str = "binomial", prior=None, criterion: str = "rms",
                          max_m: int | None = None, grid_points: int = 16,
-                         rel_precision: float = 0.01) -> Plan:
+                         rel_precision: float = 0.01,
+                         callback: Callable[[int, float], None] | None = None) -> Plan:
     """An m in 1..max_m (default n - 1) whose bias is at most ``target``: the smallest on a
     log grid of ``grid_points`` values, refined by bisection to ``rel_precision`` of m
     between the last grid value above the target and the first below it. It is the
     smallest such m when the bias decreases with m (the usual case; a corrected metric can
-    wiggle, then a smaller m may reach the target too)."""
+    wiggle, then a smaller m may reach the target too). The grid is evaluated upwards and
+    only up to its first value below the target (and at max_m, for ``bias_at_max_m``).
+    ``callback(m, bias)``, if given, is called after each evaluation of the bias."""
     if not target > 0:
         raise ValueError(f"target bias must be positive, got {target}")
     label = correction_label(correction_name)
@@ -79,22 +90,24 @@ def required_sample_size(metric, n: int, target: float, correction_name: str = "
     max_m = n - 1 if max_m is None else int(max_m)
     check_nm(n, max_m, sampling)
 
-    def bias(m: int) -> float:
-        return bias_at(metric_name, n, m, label, sampling, prior, criterion)
+    values = {}
 
-    grid = np.unique(np.round(np.geomspace(1, max_m, grid_points)).astype(int))
-    values = {int(m): bias(int(m)) for m in grid}
-    below = [m for m in grid if values[m] <= target]
-    if not below:
+    def bias(m: int) -> float:
+        if m not in values:
+            values[m] = bias_at(metric_name, n, m, label, sampling, prior, criterion)
+            if callback is not None:
+                callback(m, values[m])
+        return values[m]
+
+    grid = [int(m) for m in np.unique(np.round(np.geomspace(1, max_m, grid_points)))]
+    hi = next((m for m in grid if bias(m) <= target), None)
+    if hi is None:
         return Plan(metric_name, label, None, values[max_m], values[max_m], max_m)
-    hi = int(below[0])
-    lo = int(max([m for m in grid if m < hi], default=0))
+    lo = max([m for m in grid if m < hi], default=0)
     while hi - lo > max(1, int(rel_precision * lo)):   # invariant: bias(hi) <= target < bias(lo)
         mid = (lo + hi) // 2
-        b = bias(mid)
-        values[mid] = b
-        if b <= target:
+        if bias(mid) <= target:
             hi = mid
         else:
             lo = mid
-    return Plan(metric_name, label, hi, values[hi], values[max_m], max_m)
+    return Plan(metric_name, label, hi, values[hi], bias(max_m), max_m)

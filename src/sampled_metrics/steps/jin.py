@@ -18,9 +18,8 @@ import pandas as pd
 from .. import figures
 from ..atomic import atomic_output
 from ..corrections import correction_label
-from ..estimators import estimate_many, sampled_rank_histogram
+from ..estimators import estimate_batches, sampled_rank_histogram
 from ..metrics import parse_metric
-from ..parallel import map_items
 from ..rankfile import read_rank_file
 from ..tables import percent, write_csv, write_table
 from .kdd_study import PER_REPEAT_COLUMNS, select, table3_frame
@@ -35,15 +34,6 @@ def estimator_label(name: str) -> str:
     """Column label of an estimator: its name, except ``dist_bv_<gamma>`` for the P(R) of
     eq. 15, to tell it from the KDD'20 correction ``bv_<gamma>``."""
     return f"dist_{name}" if name.startswith("bv_") else name
-
-
-#: Histograms estimated together (:func:`~sampled_metrics.estimators.estimate_many`); fixed,
-#: so that each repeat's estimate does not depend on the number of processes.
-CHUNK = 50
-
-
-def _estimate(hists, name, n, m, sampling, options) -> np.ndarray:
-    return estimate_many(hists, n, m, name, sampling, **(options or {}))
 
 
 def estimates_per_repeat(dataset: str, recommender: str, rank_file, m: int, metrics,
@@ -75,9 +65,8 @@ def estimates_per_repeat(dataset: str, recommender: str, rank_file, m: int, metr
     parts = []
     for name in estimators:
         label = estimator_label(name)
-        chunks = [hists[lo:lo + CHUNK] for lo in range(0, len(hists), CHUNK)]
-        pmfs = np.concatenate(map_items(_estimate, chunks, name, n, m, rank_file.sampling,
-                                        (options or {}).get(name), processes=processes))
+        pmfs = estimate_batches(hists, n, m, name, rank_file.sampling, processes=processes,
+                                **((options or {}).get(name) or {}))
         values = weights @ pmfs.T                                          # K x repeats
         mean_pmf[label] = pmfs.mean(axis=0)
         parts += [pd.DataFrame({"dataset": dataset, "recommender": recommender,
