@@ -152,7 +152,7 @@ def test_itemknn_matches_loop_reference(k, k_prime, diagonal, neighbours, norm, 
     X = X[:, np.flatnonzero(X.getnnz(axis=0))].tocsr()
     params = dict(k=k, k_prime=k_prime, diagonal=diagonal, neighbours=neighbours, norm=norm,
                   denominator=denominator)
-    model = ItemKNN(q=2, block_size=5, **params).fit(X)
+    model = ItemKNN(q=2, block_size=5, dtype="float64", **params).fit(X)
     expected = reference_itemknn(X, 2, **params)
     assert np.allclose(model.score(np.arange(X.shape[0])), expected, rtol=1e-12, atol=1e-14)
 
@@ -206,7 +206,7 @@ def test_ease_closed_form_solves_its_objective():
     from sampled_metrics.recommenders import EASE, make_recommender
     rng = np.random.default_rng(0)
     X = sp.csr_matrix((rng.random((40, 25)) < 0.2).astype(float))
-    model = make_recommender("ease", lam=3.0).fit(X)
+    model = make_recommender("ease", lam=3.0, dtype="float64").fit(X)
     B = model.weights_
     G = (X.T @ X).toarray()
     grad = (G + 3.0 * np.eye(25)) @ B - G

@@ -2,7 +2,7 @@
 import json
 import re
 
-from sampled_metrics.recommenders import NEURAL_KINDS
+from sampled_metrics.recommenders import NEURAL_KINDS, dense_items_matrix
 from sampled_metrics.steps.ranks import DEFAULT_USERS_PER_SHARD, shard_count
 
 #: software of every rule under --use-conda (path relative to the rule files)
@@ -126,8 +126,18 @@ def base_of(dataset):
 
 
 def fit_priority(recommender):
-    """Fits that take minutes (the neural recommenders) start first."""
-    return 11 if recommender_spec(recommender).get("model") in NEURAL_KINDS else 10
+    """Fits that take minutes (the neural recommenders, a dense items x items model) start
+    first."""
+    spec = dict(recommender_spec(recommender))
+    kind = spec.pop("model", None)
+    return 11 if kind in NEURAL_KINDS or dense_items_matrix(kind, **spec) else 10
+
+
+def dense_fit(recommender):
+    """Resource ``dense_fit`` of a fit job: 1 if the model is a dense items x items matrix
+    (profiles/default allows one such fit at a time: each briefly holds 12 x items^2 bytes)."""
+    spec = dict(recommender_spec(recommender))
+    return int(dense_items_matrix(spec.pop("model", None), **spec))
 
 
 USERS_PER_SHARD = lookup(dpath="ranks/users_per_shard", within=config,

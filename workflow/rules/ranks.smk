@@ -18,6 +18,8 @@ rule fit:
         # only what the fit depends on, so that editing m or a table refits nothing
         model=lambda wc: recommender_spec(wc.recommender),
     threads: 1
+    resources:
+        dense_fit=lambda wc: dense_fit(wc.recommender),
     priority: lambda wc: fit_priority(wc.recommender)
     conda:
         ENV

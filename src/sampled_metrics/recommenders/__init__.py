@@ -13,7 +13,8 @@ from .store import load_model, save_model
 
 __all__ = ["Recommender", "IALS", "ItemKNN", "EASE", "paper_loss", "topk_mask", "check_train",
            "NeuMF", "MultiVAE",
-           "torch_available", "save_model", "load_model", "NEURAL_KINDS", "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender"]
+           "torch_available", "save_model", "load_model", "NEURAL_KINDS", "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender",
+           "dense_items_matrix"]
 
 KINDS = {"ials": IALS, "itemknn": ItemKNN, "ease": EASE, "neumf": NeuMF, "multivae": MultiVAE}
 #: Kinds that need the optional PyTorch extra (``pip install 'sampled-metrics[neural]'``).
@@ -26,6 +27,19 @@ PAPER_RECOMMENDERS = {
     "Y": ("itemknn", {"q": 3.0, "k": None, "k_prime": None}),
     "Z": ("itemknn", {"q": 1.0, "k": None, "k_prime": 10}),
 }
+
+
+def dense_items_matrix(kind: str, **params) -> bool:
+    """Whether the fitted model holds a dense items x items matrix (EASE; item-kNN without
+    a neighbour limit), whose fit briefly needs 12 x items^2 bytes (float64 and float32).
+
+    Examples
+    --------
+    >>> dense_items_matrix("ease"), dense_items_matrix("itemknn", q=1.0, k_prime=10)
+    (True, False)
+    """
+    return kind == "ease" or (kind == "itemknn" and params.get("k") is None
+                              and params.get("k_prime") is None)
 
 
 def make_recommender(kind: str, **params) -> Recommender:

@@ -12,17 +12,19 @@ blocks, so the gathered file is the same whatever the shard size: :func:`rank_re
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
 import logging
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..datasets import Split, load_split
 from ..evaluation import evaluate
 from ..protocols import BLOCK_USERS, check_sample_size
 from ..rankfile import RankFile, read_rank_file
-from ..recommenders import Recommender, load_model, make_recommender, save_model
+from ..recommenders import KINDS, Recommender, load_model, make_recommender, save_model
 from ..seeds import derive_seed
 
 __all__ = ["DEFAULT_USERS_PER_SHARD", "fit_recommender", "rank_shard", "gather_ranks",
@@ -80,7 +82,8 @@ def fit_recommender(split_path, recommender: str, model_spec: dict, out, *,
     split = load_split(split_path)
     model = _make(recommender, model_spec, threads)
     start = time.perf_counter()
-    model.fit(split.train)
+    with threadpool_limits(threads, "blas"):   # the same bits on any machine (EASE's inverse)
+        model.fit(split.train)
     seconds = time.perf_counter() - start
     save_model(model, out)
     info = {"recommender": recommender, "model": repr(model), "fit_seconds": round(seconds, 2),
@@ -205,7 +208,8 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
                for name, (_, law, cands, sizes) in protocols.items()}   # before the fit
     model = _make(recommender, model_spec, threads)
     start = time.perf_counter()
-    model.fit(split.train)
+    with threadpool_limits(threads, "blas"):
+        model.fit(split.train)
     fit_seconds = time.perf_counter() - start
     log.info("fitted %s = %r on %s in %.2f s (its only fit in this job)", recommender, model,
              dataset, fit_seconds)
@@ -229,8 +233,8 @@ def _make(recommender: str, model_spec: dict, threads: int) -> Recommender:
     if kind is None:
         raise ValueError(f"recommender {recommender!r}: 'model' (ials, itemknn or ease) is "
                          f"missing")
-    if kind == "ials":
-        spec.setdefault("num_threads", threads)
+    if kind in KINDS and "num_threads" in inspect.signature(KINDS[kind]).parameters:
+        spec.setdefault("num_threads", threads)       # iALS, item-kNN, EASE
     return make_recommender(kind, **spec)
 
 
