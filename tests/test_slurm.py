@@ -131,7 +131,7 @@ def test_each_job_ran_on_slurm_as_the_readme_maps_it(slurm_run):
     assert "Nothing to be done" in proc.stdout + proc.stderr
     # each job's own log is in logs/, as in a local run
     assert (wd / f"logs/{DATASET}/fit_X.log").read_text().count(" fit: {") == 1
-    assert (wd / f"logs/{DATASET}/ranks_X_1.log").read_text().count("ranks: ") == 1
+    assert (wd / f"logs/{DATASET}/ranks_X_1.log").read_text().count(" ranks: {") == 1
 
 
 def test_fit_and_ranks_jobs_get_the_profiles_resources(tmp_path):

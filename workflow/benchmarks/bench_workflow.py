@@ -81,7 +81,8 @@ def fits(workdir: Path) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--configfile", default="config/offline.yaml")
+    ap.add_argument("--configfile", nargs="+", default=["config/offline.yaml"],
+                    help="config files (relative to the project, or absolute)")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--target-seconds", type=float, default=120.0)
     ap.add_argument("--target-gb", type=float, default=2.0)
@@ -92,8 +93,8 @@ def main() -> None:
     for item in ("Snakefile", "workflow", "config"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, workdir / item)
-    cmd = [sys.executable, "-m", "snakemake", "--cores", str(args.cores), "--configfile",
-           args.configfile, *args.targets]
+    cmd = [sys.executable, "-m", "snakemake", *args.targets, "--cores", str(args.cores),
+           "--configfile", *args.configfile]
     print(f"running {' '.join(cmd[2:])} in {workdir}", flush=True)
     start = time.perf_counter()
     with open(workdir / "bench.log", "w") as out:
