@@ -92,15 +92,22 @@ def _uniforms(rng, size: int) -> np.ndarray:
     return rng.random(size)
 
 
-def ranks_from_counts(n_greater, n_equal, tie: str, rng=None) -> np.ndarray:
+def ranks_from_counts(n_greater, n_equal, tie: str, rng=None, n_above=None) -> np.ndarray:
     """1-based rank from the counts of scores above (g) and equal to (e) the relevant one.
 
     See the module docstring for the four policies. Returns int64, except float64 for
     ``'average'``. ``rng`` (seed or Generator) is used by ``'random'`` only, drawing one
-    uniform per rank, so consecutive blocks consume one stream.
+    uniform per rank, so consecutive blocks consume one stream. ``n_above`` (a), for
+    ``'random'`` with tie keys: the tied candidates with a larger key; the rank is then
+    1 + g + a and nothing is drawn.
     """
     n_greater, n_equal = np.asarray(n_greater, np.int64), np.asarray(n_equal, np.int64)
     base = 1 + n_greater
+    if n_above is not None:
+        if tie != "random":
+            raise ValueError(f"counts of tie keys above (n_above) apply to tie policy "
+                             f"'random' only, got {tie!r}")
+        return base + np.asarray(n_above, np.int64)
     if _check_tie(tie) == "pessimistic":
         return base + n_equal
     if tie == "optimistic":
@@ -163,10 +170,8 @@ def exact_ranks(scores, train_rows, test_items, tie: str, rng=None, keys=None
     table = CandidateTable(train_rows, test_items)
     keyed = tie == "random" and keys is not None
     _, g, e, above = table.codes(scores, keys if keyed else None)
-    n_candidates = table.counts + 1
-    if keyed:
-        return 1 + g + above, n_candidates
-    return ranks_from_counts(g, e, tie, rng), n_candidates
+    return (ranks_from_counts(g, e, tie, rng, n_above=above if keyed else None),
+            table.counts + 1)
 
 
 def sampled_ranks(test_scores, negative_scores, tie: str, rng=None, test_keys=None,
@@ -194,7 +199,7 @@ def sampled_ranks(test_scores, negative_scores, tie: str, rng=None, test_keys=No
     equal = negative_scores == test_scores[:, None]
     if tie == "random" and test_keys is not None:
         above = equal & (np.asarray(negative_keys) > np.asarray(test_keys)[:, None])
-        return 1 + n_greater + above.sum(axis=1)
+        return ranks_from_counts(n_greater, equal.sum(axis=1), tie, n_above=above.sum(axis=1))
     return ranks_from_counts(n_greater, equal.sum(axis=1), tie, rng)
 
 
@@ -317,16 +322,15 @@ def _rank_blocks(model, split, sizes, tie, replace, seed, fixed_negatives, ranks
         keyed = tie == "random"
         keys = tie_keys(seed, block, scores.shape) if keyed else None
         codes, g, e, above = table.codes(scores, keys)
-        ranks[rows] = 1 + g + above if keyed else ranks_from_counts(
-            g, e, tie, generator(seed, "ties", "exact", block))
-        test_scores = scores[np.arange(b), test]
-        test_keys = keys[np.arange(b), test] if keyed else None
+        ranks[rows] = ranks_from_counts(g, e, tie, generator(seed, "ties", "exact", block),
+                                        n_above=above if keyed else None)
         for m, repeats in sizes.items():
             if fixed_negatives is not None:
-                neg = fixed_negatives[rows]
+                neg, at = fixed_negatives[rows], np.arange(b)
                 sampled[m][0, rows] = sampled_ranks(
-                    test_scores, np.take_along_axis(scores, neg, axis=1), tie,
-                    generator(seed, "ties", m, 0, block), test_keys=test_keys,
+                    scores[at, test], np.take_along_axis(scores, neg, axis=1), tie,
+                    generator(seed, "ties", m, 0, block),
+                    test_keys=keys[at, test] if keyed else None,
                     negative_keys=np.take_along_axis(keys, neg, 1) if keyed else None)
                 continue
             chunk = max(1, _CHUNK_NEGATIVES // (b * m))
@@ -336,8 +340,9 @@ def _rank_blocks(model, split, sizes, tie, replace, seed, fixed_negatives, ranks
                     m, [negatives_generator(seed, m, j, block) for j in js], replace)
                 g, e, above = kernels.count_positions(codes, pos)
                 for r, j in enumerate(js):
-                    sampled[m][j, rows] = 1 + g[r] + above[r] if keyed else ranks_from_counts(
-                        g[r], e[r], tie, generator(seed, "ties", m, j, block))
+                    sampled[m][j, rows] = ranks_from_counts(
+                        g[r], e[r], tie, generator(seed, "ties", m, j, block),
+                        n_above=above[r] if keyed else None)
         if rows.stop >= next_log * n:
             log.info("ranked %d of %d users (%.0f%%) in %.1f s", rows.stop, n,
                      100 * rows.stop / n, time.perf_counter() - started)

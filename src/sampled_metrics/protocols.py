@@ -99,18 +99,19 @@ class CandidateTable:
         c, m = self.counts, int(m)
         out = np.empty((len(rngs), c.size, m), dtype=np.int32 if self.width < 2**31
                        else np.int64)
-        sparse = np.flatnonzero(4 * m <= c) if not replace else np.arange(c.size)
-        dense = np.flatnonzero(4 * m > c) if not replace else np.zeros(0, np.int64)
+        if replace:
+            uniforms = np.empty((c.size, m))
+            for r, rng in enumerate(rngs):
+                kernels.uniform_positions(rng.random(out=uniforms), c, out[r])
+            return out
+        sparse, dense = np.flatnonzero(4 * m <= c), np.flatnonzero(4 * m > c)
         uniforms = np.empty((sparse.size, m))
         block = np.empty((sparse.size, m), dtype=out.dtype)
         scratch = np.zeros(self.width, dtype=np.uint8)
         for r, rng in enumerate(rngs):
             if sparse.size:
-                rng.random(out=uniforms)
-                if replace:
-                    kernels.uniform_positions(uniforms, c, out[r])
-                    continue
-                pending = kernels.first_distinct(uniforms, c[sparse], block, scratch)
+                pending = kernels.first_distinct(rng.random(out=uniforms), c[sparse], block,
+                                                 scratch)
                 left = int(pending.sum())
                 while left:
                     left = kernels.redraw_repeats(rng.random(left), c[sparse], block, pending,
@@ -151,8 +152,8 @@ class CandidateTable:
         keys = (np.zeros((0, 0)) if keys is None
                 else np.ascontiguousarray(keys, dtype=np.float64))
         out = np.empty((self.shape[0], self.width), dtype=np.uint8)
-        _, g, e, a = kernels.candidate_codes(scores, keys, self.indptr, self.indices,
-                                             self.test_items, out)
+        g, e, a = kernels.candidate_codes(scores, keys, self.indptr, self.indices,
+                                          self.test_items, out)
         return out, g, e, a
 
     @staticmethod

@@ -71,21 +71,20 @@ def candidate_codes(scores, keys, indptr, indices, test_items, out):  # pragma: 
 
     Returns
     -------
-    c, g, e, a : int64 arrays (b,)
+    g, e, a : int64 arrays (b,)
 
     Examples
     --------
     >>> import numpy as np
     >>> out = np.zeros((1, 4), np.uint8)
-    >>> c, g, e, a = candidate_codes(np.array([[0.5, 0.9, 0.5, 0.1, 0.7]]), np.zeros((0, 0)),
-    ...                              np.array([0, 1]), np.array([4]), np.array([0]), out)
+    >>> g, e, a = candidate_codes(np.array([[0.5, 0.9, 0.5, 0.1, 0.7]]), np.zeros((0, 0)),
+    ...                           np.array([0, 1]), np.array([4]), np.array([0]), out)
     >>> out[0, :3], int(g[0]), int(e[0])
     (array([1, 2, 0], dtype=uint8), 1, 1)
     """
     b, n = scores.shape
     keyed = keys.shape[0] == b
-    c, g = np.zeros(b, np.int64), np.zeros(b, np.int64)
-    e, a = np.zeros(b, np.int64), np.zeros(b, np.int64)
+    g, e, a = np.zeros(b, np.int64), np.zeros(b, np.int64), np.zeros(b, np.int64)
     for i in range(b):
         t, end, test, p = indptr[i], indptr[i + 1], test_items[i], 0
         s = scores[i, test]
@@ -104,8 +103,8 @@ def candidate_codes(scores, keys, indptr, indices, test_items, out):  # pragma: 
             ei += equal
             ai += key_above
             p += 1
-        c[i], g[i], e[i], a[i] = p, gi, ei, ai
-    return c, g, e, a
+        g[i], e[i], a[i] = gi, ei, ai
+    return g, e, a
 
 
 @njit(cache=True, nogil=True)

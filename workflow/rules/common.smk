@@ -44,23 +44,6 @@ def sample_sizes(recommender, dataset=None):
     return {m: STUDY["repeats"] for m in sorted(sizes)}
 
 
-def sample_sizes_of(dataset):
-    """Params function: the sample sizes of a recommender on ``dataset``."""
-    return lambda wildcards: sample_sizes(wildcards.recommender, dataset)
-
-
-def view_protocols(base):
-    """Params function of a dataset's ranks rule: each view's protocol and sample sizes."""
-
-    def protocols(wildcards):
-        return {
-            v: {**dataset_protocol(v), "sample_sizes": sample_sizes(wildcards.recommender, v)}
-            for v in views_of(base)
-        }
-
-    return protocols
-
-
 def correction_plan(m):
     """Recommenders, metrics and corrections of the per-repeat corrections at m: the union of
     what Table 3 (at study.m) and Jin's tables (at jin.m) read."""
@@ -128,16 +111,14 @@ def base_of(dataset):
 def fit_priority(recommender):
     """Fits that take minutes (the neural recommenders, a dense items x items model) start
     first."""
-    spec = dict(recommender_spec(recommender))
-    kind = spec.pop("model", None)
-    return 11 if kind in NEURAL_KINDS or dense_items_matrix(kind, **spec) else 10
+    spec = recommender_spec(recommender)
+    return 11 if spec.get("model") in NEURAL_KINDS or dense_items_matrix(spec) else 10
 
 
 def dense_fit(recommender):
     """Resource ``dense_fit`` of a fit job: 1 if the model is a dense items x items matrix
     (profiles/default allows one such fit at a time: each briefly holds 12 x items^2 bytes)."""
-    spec = dict(recommender_spec(recommender))
-    return int(dense_items_matrix(spec.pop("model", None), **spec))
+    return int(dense_items_matrix(recommender_spec(recommender)))
 
 
 USERS_PER_SHARD = lookup(dpath="ranks/users_per_shard", within=config,

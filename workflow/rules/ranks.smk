@@ -4,7 +4,7 @@
 # (m, repeat) any table or figure asks for (negatives keyed by draw block, so shared by all
 # recommenders of a dataset and the same whatever the shard size); a local job gathers the
 # shards into the rank file. A view (config dataset_protocols with `of`) ranks its dataset's
-# fits. The long fits (neural recommenders) start first.
+# fits. The long fits (neural recommenders, dense items x items models) start first.
 
 
 rule fit:

@@ -4,6 +4,8 @@
 ``fit(train_csr) -> self``; ``score(users)`` -> (len(users), n_items) float64;
 ``score_blocks(users, block_size)`` yields ``(user_block, scores)``.
 """
+from typing import Mapping
+
 from .base import Recommender, check_train
 from .ials import IALS, paper_loss
 from .ease import EASE
@@ -29,17 +31,21 @@ PAPER_RECOMMENDERS = {
 }
 
 
-def dense_items_matrix(kind: str, **params) -> bool:
-    """Whether the fitted model holds a dense items x items matrix (EASE; item-kNN without
-    a neighbour limit), whose fit briefly needs 12 x items^2 bytes (float64 and float32).
+def dense_items_matrix(spec: Mapping) -> bool:
+    """Whether the model of ``spec`` (``{'model': kind, **parameters}``, a config catalogue
+    entry) holds a dense items x items matrix (EASE; item-kNN without a neighbour limit),
+    whose fit briefly needs 12 x items^2 bytes (float64 and float32).
 
     Examples
     --------
-    >>> dense_items_matrix("ease"), dense_items_matrix("itemknn", q=1.0, k_prime=10)
-    (True, False)
+    >>> dense_items_matrix({"model": "ease"})
+    True
+    >>> dense_items_matrix({"model": "itemknn", "q": 1.0, "k_prime": 10})
+    False
     """
-    return kind == "ease" or (kind == "itemknn" and params.get("k") is None
-                              and params.get("k_prime") is None)
+    kind = spec.get("model")
+    return kind == "ease" or (kind == "itemknn" and spec.get("k") is None
+                              and spec.get("k_prime") is None)
 
 
 def make_recommender(kind: str, **params) -> Recommender:

@@ -80,11 +80,7 @@ def fit_recommender(split_path, recommender: str, model_spec: dict, out, *,
         What was done (model, seconds), also logged.
     """
     split = load_split(split_path)
-    model = _make(recommender, model_spec, threads)
-    start = time.perf_counter()
-    with threadpool_limits(threads, "blas"):   # the same bits on any machine (EASE's inverse)
-        model.fit(split.train)
-    seconds = time.perf_counter() - start
+    model, seconds = _fit(split, recommender, model_spec, threads)
     save_model(model, out)
     info = {"recommender": recommender, "model": repr(model), "fit_seconds": round(seconds, 2),
             "users": int(split.n_users), "items": int(split.n_items)}
@@ -206,11 +202,7 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
                            p.get("sample_sizes", sample_sizes))
     checked = {name: _protocol(split, name, sizes, law, cands, fixed_negatives)
                for name, (_, law, cands, sizes) in protocols.items()}   # before the fit
-    model = _make(recommender, model_spec, threads)
-    start = time.perf_counter()
-    with threadpool_limits(threads, "blas"):
-        model.fit(split.train)
-    fit_seconds = time.perf_counter() - start
+    model, fit_seconds = _fit(split, recommender, model_spec, threads)
     log.info("fitted %s = %r on %s in %.2f s (its only fit in this job)", recommender, model,
              dataset, fit_seconds)
     start = time.perf_counter()
@@ -225,6 +217,18 @@ def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dat
             "users": int(split.users.size)}
     log.info("ranks: %s", json.dumps(info))
     return info
+
+
+def _fit(split: Split, recommender: str, model_spec: dict, threads: int
+         ) -> tuple[Recommender, float]:
+    """The model of ``model_spec`` fitted on the split's training set, and the seconds it
+    took; BLAS on ``threads`` threads, so that the same fit gives the same bits on any
+    machine (EASE's inverse)."""
+    model = _make(recommender, model_spec, threads)
+    start = time.perf_counter()
+    with threadpool_limits(threads, "blas"):
+        model.fit(split.train)
+    return model, time.perf_counter() - start
 
 
 def _make(recommender: str, model_spec: dict, threads: int) -> Recommender:
