@@ -364,3 +364,27 @@ def test_bv_solve_is_the_cholesky_solve_of_the_bv_system():
         H = (1.0 - gamma) * mom.gram + gamma * np.diag(mom.c)
         expected = linalg.cho_solve(linalg.cho_factor(H), mom.atb)
         assert np.array_equal(C._solve_bv(mom, slice(None), gamma), expected)
+
+
+def test_minimal_bias_outside_the_metric_range_is_flagged(capsys, tmp_path):
+    """Eq. 21 alone at n = 1,682, m = 100 (RecBole's uni100 on ML-100K): Recall@10's
+    least-norm minimiser reaches 1e5; the library warns with the condition, the command line
+    refuses in one line; AUC's (the sampled AUC) stays in range and passes silently."""
+    import warnings
+
+    from sampled_metrics.cli import main
+    from sampled_metrics.corrections import UnboundedCorrectionWarning, correction
+    with pytest.warns(UnboundedCorrectionWarning, match=r"minimal_bias for recall@10 at "
+                      r"n = 1682, m = 100 ranges from .* outside the metric's range \[0, 1\]"):
+        vector = correction("recall@10", 1682, 100, "minimal_bias")
+    assert np.abs(vector).max() > 1e3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnboundedCorrectionWarning)
+        auc = correction("auc", 1682, 100, "minimal_bias")
+    assert auc.min() >= 0 and auc.max() <= 1 + 1e-6
+    path = tmp_path / "ranks.txt"
+    path.write_text("1\n5\n30\n")
+    assert main(["correct", "--ranks", str(path), "--n", "1682", "--m", "100",
+                 "--metric", "recall@10", "--correction", "sampled,minimal_bias"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ill-posed here; use cls or bv_<gamma>" in err[0], err

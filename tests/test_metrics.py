@@ -14,8 +14,9 @@ def test_table1_matches_paper_to_three_decimals():
                                                     abs=1e-9), row
 
 
-@pytest.mark.parametrize("name,canonical", [("Recall@10", "recall@10"), ("hr@5", "recall@5"),
-                                            ("NDCG", "ndcg"), ("mrr", "ap"), ("ap@3", "ap@3"),
+@pytest.mark.parametrize("name,canonical", [("Recall@10", "recall@10"), ("hr@5", "hit@5"),
+                                            ("HIT@5", "hit@5"), ("rr", "mrr"), ("MAP", "ap"),
+                                            ("NDCG", "ndcg"), ("mrr@10", "mrr@10"), ("ap@3", "ap@3"),
                                             ("precision@10", "precision@10"), ("auc", "auc")])
 def test_parse_names(name, canonical):
     assert parse_metric(name).name == canonical
@@ -67,3 +68,30 @@ def test_auc_of_set_equals_pair_count():
     pairs = (R[:, None] < others[None, :]).mean()
     assert parse_metric("auc").of_set(R, n) == pytest.approx(pairs)
     assert TOY_N == 10_000
+
+
+@pytest.mark.parametrize("hit,same", [("hit@10", "recall@10"), ("mrr@10", "ap@10"), ("mrr", "ap")])
+def test_hit_and_mrr_equal_recall_and_ap_for_one_item(hit, same):
+    ranks = [1, 2, 7, 10, 11, 500]
+    assert np.array_equal(parse_metric(hit)(np.array(ranks)), parse_metric(same)(np.array(ranks)))
+    assert np.array_equal(metric_of_sets(hit, [[r] for r in ranks], 1000),
+                          metric_of_sets(same, [[r] for r in ranks], 1000))
+
+
+def test_hit_and_mrr_read_the_best_positive_of_a_set():
+    # positives at 2 and 3: MRR@10 = 1/2, AP@10 = (1/2 + 2/3) / 2; Hit = 1, Recall@2 = 1/2
+    assert parse_metric("mrr@10").of_set([2, 3]) == pytest.approx(0.5)
+    assert parse_metric("ap@10").of_set([2, 3]) == pytest.approx(7 / 12)
+    assert parse_metric("hit@2").of_set([2, 3]) == 1.0
+    assert parse_metric("recall@2").of_set([2, 3]) == 0.5
+    assert parse_metric("hit@1").of_set([2, 3]) == 0.0
+    assert parse_metric("mrr@1").of_set([2, 3]) == 0.0
+
+
+def test_help_lists_every_kind_and_alias():
+    from sampled_metrics.metrics import METRIC_ALIASES, METRIC_KINDS, METRIC_NAMES
+    for kind in METRIC_KINDS:
+        assert kind in METRIC_NAMES
+    for alias, kind in METRIC_ALIASES.items():
+        assert f"{alias} = {kind}" in METRIC_NAMES
+        assert parse_metric(alias + ("@3" if kind in ("hit", "precision") else "")).kind == kind

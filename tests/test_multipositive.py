@@ -10,7 +10,8 @@ from sampled_metrics.multipositive import ShiftedMetric
 from sampled_metrics.protocol_laws import negatives_above_pmf
 from sampled_metrics.sampling import expected_sampled_metric
 
-METRICS = ["recall@10", "ndcg@10", "ap", "ap@5", "auc", "precision@3", "ndcg"]
+METRICS = ["recall@10", "ndcg@10", "ap", "ap@5", "auc", "precision@3", "ndcg", "hit@10",
+           "hit@3", "mrr@10", "mrr"]
 
 
 @pytest.mark.parametrize("sampling", ["binomial", "hypergeometric"])
@@ -80,7 +81,7 @@ def test_expected_corrected_metric_shared_negatives(sampling):
     x = [2, 2, 9, 30, 120]          # ties in x: two positives with the same x
     pos = _simulate(x, N, M, repeats, rng, replace=sampling == "binomial")
     Ns, Ms = np.full(repeats, N), np.full(repeats, M)
-    for metric in ["recall@10", "ndcg@10", "ap", "auc"]:
+    for metric in ["recall@10", "ndcg@10", "ap", "auc", "hit@10", "mrr@10"]:
         for method in ["sampled", "rank_estimate", "cls", "bv_0.1"]:
             got = correct_multi_positive(metric, pos, Ns, Ms, method, sampling=sampling)
             want, exact = _expected_termwise(metric, x, N, M, method, sampling)
@@ -164,3 +165,23 @@ def test_vector_table_grid_matches_exact_lookup():
     exact = correction_lookup(metrics, parsed, n_values, 20, "binomial", exact=True)
     for c in range(len(metrics)):
         assert np.abs(table.column(c) - exact[:, c]).max() <= LOOKUP_TOL
+
+
+@pytest.mark.parametrize("sampling", ["binomial", "hypergeometric"])
+def test_hit_and_mrr_correct_the_first_positive_as_one_item(sampling):
+    """Hit@K and MRR@K of several positives are the one-item correction of the first
+    positive's sampled rank p_1 (a_1 = 0), with n = N_u + 1, m = M_u."""
+    rng = np.random.default_rng(5)
+    U = 40
+    M = rng.integers(5, 30, U)
+    N = M + rng.integers(1, 100, U)
+    k = rng.integers(1, 4, U)
+    pos = [np.sort(rng.choice(m + kk, size=kk, replace=False) + 1) for m, kk in zip(M, k)]
+    for metric, one_item in [("hit@10", "recall@10"), ("mrr@10", "ap@10"), ("mrr", "ap")]:
+        for method in ["sampled", "rank_estimate", "cls", "bv_0.1"]:
+            got = correct_multi_positive(metric, pos, N, M, method, sampling=sampling)
+            want = [apply_correction(correction(one_item, n + 1, m, method,
+                                                sampling=sampling), [p[0]])[0]
+                    for n, m, p in zip(N, M, pos)]
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12,
+                                       err_msg=f"{metric} {method}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -12,10 +13,10 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from .checks import check_allocation
-from .corrections import apply_correction, correction_label, correction_vectors, \
-    parse_correction
+from .corrections import UnboundedCorrectionWarning, apply_correction, correction_label, \
+    correction_vectors, parse_correction
 from .logs import cli_logging, progress
-from .metrics import parse_metrics
+from .metrics import METRIC_NAMES, parse_metrics
 from .positives_csv import correct_long_csv, long_format
 from .rankfile import read_rank_file
 from .sampling import SAMPLING_LAWS, check_nm
@@ -316,8 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "popularity sampling: corrections sampled, weighted_rank_estimate); "
                     "see the README.")
     p.add_argument("--metric", default="recall@10,ndcg@10,ap,auc",
-                   help="comma-separated metrics (auc, ap, ap@k, ndcg, ndcg@k, recall@k, "
-                        "precision@k); default %(default)s")
+                   help=f"comma-separated metrics: {METRIC_NAMES}; default %(default)s")
     p.add_argument("--correction", default=DEFAULT_CORRECTIONS,
                    help="comma-separated corrections: sampled (none), rank_estimate, "
                         "minimal_bias, cls, bv_<gamma> or bv with --gamma; default %(default)s")
@@ -337,7 +337,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "mes (maximal entropy with squared distance, eq. 24-27), bv_<gamma> (from "
                     "KDD'20 BV corrections of Recall@r, eq. 15).")
     e.add_argument("--metric", default="recall@10,ndcg@10,ap@10",
-                   help="comma-separated metrics; default %(default)s")
+                   help=f"comma-separated metrics: {METRIC_NAMES}; default %(default)s")
     e.add_argument("--estimator", default="mle,wmle,mes,bv_0.1",
                    help="comma-separated estimators: mle, wmle, mes, bv_<gamma>; "
                         "default %(default)s")
@@ -360,8 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "bias of the reported average. p(r) is uniform unless --prior-ranks gives "
                     "exact ranks of a comparable full evaluation.")
     p.add_argument("--n", type=int, required=True, help="number of items")
-    p.add_argument("--metric", default="recall@10", help="comma-separated metrics; default "
-                   "%(default)s")
+    p.add_argument("--metric", default="recall@10", help="comma-separated metrics: "
+                   f"{METRIC_NAMES}; default %(default)s")
     p.add_argument("--target-bias", type=float, required=True,
                    help="largest acceptable bias, in metric units (e.g. 0.005)")
     p.add_argument("--correction", default="sampled,bv_0.1",
@@ -386,9 +386,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     cli_logging()
     try:
-        with threadpool_limits(1):      # as the workflow: small products, shared machines
+        # a minimal-bias vector outside the metric's range is refused, not printed
+        with threadpool_limits(1), warnings.catch_warnings():
+            warnings.simplefilter("error", UnboundedCorrectionWarning)
             table = args.func(args)
-    except ValueError as err:
+    except (ValueError, UnboundedCorrectionWarning) as err:
         print(f"sampled-metrics {args.command}: error: {err}", file=sys.stderr)
         return 2
     if args.format == "csv":

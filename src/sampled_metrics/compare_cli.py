@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .compare import agreement_summary, compare_ranks, compare_repeats
+from .metrics import METRIC_NAMES
 from .rankfile import read_rank_file
 from .sampling import SAMPLING_LAWS, check_nm
 
@@ -48,7 +49,7 @@ def add_compare_parser(sub) -> None:
     p.add_argument("--sampling", choices=SAMPLING_LAWS, help="with (binomial) or without "
                    "(hypergeometric) replacement; default: the rank files' law, else binomial")
     p.add_argument("--metric", default="recall@10,ndcg@10,ap",
-                   help="comma-separated metrics; default %(default)s")
+                   help=f"comma-separated metrics: {METRIC_NAMES}; default %(default)s")
     p.add_argument("--method", default=DEFAULT_METHODS,
                    help="comma-separated: corrections sampled, rank_estimate, minimal_bias, "
                         "cls, bv_<gamma>; mn (Li et al. AAAI'23); estimators mle, mes (Jin "

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import logging
 import re
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -53,7 +54,7 @@ from .parallel import map_items
 from .sampling import check_nm, narrow_block_rows, rank_pmf, rank_pmf_band, \
     sampled_metric_weights
 
-__all__ = ["CORRECTIONS", "RankLawMoments", "rank_law_moments", "correction", "correction_vectors",
+__all__ = ["CORRECTIONS", "UnboundedCorrectionWarning", "RankLawMoments", "rank_law_moments", "correction", "correction_vectors",
            "apply_correction", "parse_correction", "correction_label", "bias_variance",
            "rank_estimate_ranks", "correction_lookup", "mean_corrected", "LOOKUP_TOL"]
 
@@ -359,6 +360,31 @@ def _nnls_last_free(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
+class UnboundedCorrectionWarning(UserWarning):
+    """A minimal-bias vector (eq. 21 without regularisation) leaves the metric's range."""
+
+
+def _check_range(metric_list, n: int, m: int, vectors) -> None:
+    """Warn (:class:`UnboundedCorrectionWarning`, one line with the condition) where a
+    minimal-bias vector M^ has an entry outside [min_r M(r), max_r M(r)], r = 1..n.
+
+    Eq. 21 alone is the paper's unregularised limit (gamma -> 0 of eq. 24): A^T A is
+    numerically singular for m beyond a few dozen, and the least-norm minimiser can take
+    values of any size (at n = 1,682, m = 100, Recall@10's reaches 3e5), so a mean of such
+    values says nothing. ``cls`` and ``bv_<gamma>`` are the bounded alternatives.
+    """
+    for metric, vector in zip(metric_list, vectors):
+        ends = metric(np.array([1, n]), n)           # every metric is monotone in r
+        lo, hi = float(ends.min()), float(ends.max())
+        slack = 1e-6 * (hi - lo)                    # rounding of a well-posed solve
+        if vector.min() < lo - slack or vector.max() > hi + slack:
+            warnings.warn(
+                f"minimal_bias for {metric.name} at n = {n}, m = {m} ranges from "
+                f"{vector.min():.3g} to {vector.max():.3g}, outside the metric's range "
+                f"[{lo:g}, {hi:g}]: eq. 21 without regularisation is ill-posed here; use cls "
+                f"or bv_<gamma>", UnboundedCorrectionWarning, stacklevel=4)
+
+
 def _parse_methods(methods) -> list:
     return [parse_correction(*x) if isinstance(x, tuple) else parse_correction(x) for x in methods]
 
@@ -379,6 +405,8 @@ def _correction_array(metric_list, n: int, m: int, parsed, mom) -> np.ndarray:
     for e, (name, gamma) in enumerate(parsed):
         if name in ("minimal_bias", "bv"):
             out[:, e] = _solve_bv(mom, slice(None), gamma or 0.0, eig).T
+        if name == "minimal_bias" or (name == "bv" and not gamma):
+            _check_range(metric_list, n, m, out[:, e])
     system = _cls_system(eig) if any(name == "cls" for name, _ in parsed) else None
     for k, metric in enumerate(metric_list):
         for e, (name, gamma) in enumerate(parsed):

@@ -12,10 +12,19 @@ name            one relevant item at rank r (eq.)           needs n
 ``ndcg@k``      delta(r <= k) / log2(r + 1)         (11)    no
 ``ap``          1 / r                               (12)    no
 ``ndcg``        1 / log2(r + 1)                     (13)    no
+``hit@k``       delta(r <= k)             (= ``recall@k``)      no
+``mrr@k``       delta(r <= k) / r         (= ``ap@k``)          no
+``mrr``         1 / r                     (= ``ap``)            no
 ==============  ==========================================  =========
 
-Names are case-insensitive; ``hr@k`` (hit ratio) is accepted for ``recall@k`` and
-``rr``/``mrr`` for ``ap`` (they coincide for one relevant item, Sec. 3.1).
+Hit@k and MRR@k are metrics in their own right: with one relevant item they equal Recall@k
+and AP@k (Sec. 3.1), but for a set R of several relevant items they read only the best
+of them, Hit@k(R) = delta(min R <= k) and MRR@k(R) = delta(min R <= k) / min R
+(RecBole's ``hit`` and ``mrr``), while Recall and AP average over R.
+
+Names are case-insensitive. Aliases (:data:`METRIC_ALIASES`) are accepted only where the two
+names mean the same metric for any number of relevant items: ``hr``/``hitrate`` for
+``hit``, ``rr`` for ``mrr``, ``map`` for ``ap``, ``prec`` for ``precision``.
 Ranks are 1-based. For a *sampled* rank r~ in 1..m+1 the same metric is evaluated with
 n = m + 1 (only AUC depends on it).
 """
@@ -30,11 +39,16 @@ import numpy as np
 from .checks import check_allocation, check_integer, check_ranks
 
 __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
-           "metric_of_sets", "METRIC_KINDS"]
+           "metric_of_sets", "METRIC_KINDS", "METRIC_ALIASES", "METRIC_NAMES"]
 
-METRIC_KINDS = ("auc", "precision", "recall", "ap", "ndcg")
-_ALIASES = {"hr": "recall", "hitrate": "recall", "hit": "recall", "rr": "ap", "mrr": "ap",
-            "prec": "precision", "map": "ap"}
+METRIC_KINDS = ("auc", "precision", "recall", "hit", "ap", "mrr", "ndcg")
+#: Other spellings of a kind: each means the same metric for any number of relevant items.
+METRIC_ALIASES = {"hr": "hit", "hitrate": "hit", "rr": "mrr", "map": "ap", "prec": "precision"}
+#: The names accepted, for messages and ``--help``.
+METRIC_NAMES = ("auc, precision@k, recall@k, hit@k, ap, ap@k, mrr, mrr@k, ndcg, ndcg@k "
+                "(aliases: " + ", ".join(f"{a} = {k}" for a, k in METRIC_ALIASES.items()) + ")")
+#: Kinds whose one-item value M(r) is that of another kind (they differ on sets only).
+_ONE_ITEM = {"hit": "recall", "mrr": "ap"}
 _NAME_RE = re.compile(r"^\s*([a-z]+)\s*(?:@\s*(\d+))?\s*$")
 
 
@@ -44,9 +58,16 @@ class Metric:
 
     Parameters
     ----------
-    kind : {'auc', 'precision', 'recall', 'ap', 'ndcg'}
+    kind : {'auc', 'precision', 'recall', 'hit', 'ap', 'mrr', 'ndcg'}
     k : int or None
         Cut-off; ``None`` means untruncated (k = n).
+
+    Examples
+    --------
+    >>> Metric("ndcg", 10)([1, 3, 11]).round(3)
+    array([1. , 0.5, 0. ])
+    >>> Metric("mrr", 10).of_set([2, 3]), Metric("ap", 10).of_set([2, 3])
+    (0.5, 0.5833333333333333)
     """
 
     kind: str
@@ -74,15 +95,16 @@ class Metric:
             if np.any(n < 2):
                 raise ValueError(f"auc needs n >= 2 items, got n={np.min(n):g}")
             return (n - r) / (n - 1.0)
-        if self.kind == "precision":
+        kind = _ONE_ITEM.get(self.kind, self.kind)
+        if kind == "precision":
             out = np.where(r <= self.k, 1.0 / self.k, 0.0)
-        elif self.kind == "recall":
+        elif kind == "recall":
             out = np.where(r <= self.k, 1.0, 0.0)
-        elif self.kind == "ap":
+        elif kind == "ap":
             out = 1.0 / r
         else:  # ndcg
             out = 1.0 / np.log2(r + 1.0)
-        if self.k is not None and self.kind in ("ap", "ndcg"):
+        if self.k is not None and kind in ("ap", "ndcg"):
             out = np.where(r <= self.k, out, 0.0)
         return out
 
@@ -100,6 +122,7 @@ class Metric:
         Recall(R)_k = |{r in R: r <= k}| / |R|                                 (4)
         AP(R)_k = 1/min(|R|,k) * sum_{i<=k} delta(i in R) Prec(R)_i            (5)
         NDCG(R)_k = sum_{i<=k} delta(i in R)/log2(i+1) / sum_{i<=min(|R|,k)} 1/log2(i+1)  (6)
+        Hit(R)_k = delta(min R <= k),  MRR(R)_k = delta(min R <= k) / min R
         """
         R = np.unique(np.asarray(ranks, dtype=np.int64))
         if R.size == 0:
@@ -115,6 +138,8 @@ class Metric:
             return float((n - (size - 1) / 2.0 - R.mean()) / (n - size))
         k = self.k if self.k is not None else (n if n is not None else int(R[-1]))
         inside = R[R <= k]
+        if self.kind in _ONE_ITEM:             # the best relevant item only
+            return float(self(R[:1])[0])
         if self.kind == "precision":
             return inside.size / k
         if self.kind == "recall":
@@ -141,17 +166,15 @@ def parse_metric(name: str | Metric) -> Metric:
         raise ValueError(f"metric name must be a string, got {name!r}")
     match = _NAME_RE.match(name.lower())
     if not match:
-        raise ValueError(f"unknown metric {name!r}; expected one of auc, precision@k, "
-                         f"recall@k, ap, ap@k, ndcg, ndcg@k")
+        raise ValueError(f"unknown metric {name!r}; expected one of {METRIC_NAMES}")
     kind, k = match.group(1), match.group(2)
-    kind = _ALIASES.get(kind, kind)
+    kind = METRIC_ALIASES.get(kind, kind)
     if kind not in METRIC_KINDS:
-        raise ValueError(f"unknown metric {name!r}; expected one of auc, precision@k, "
-                         f"recall@k, ap, ap@k, ndcg, ndcg@k")
+        raise ValueError(f"unknown metric {name!r}; expected one of {METRIC_NAMES}")
     k = None if k is None else int(k)
     if kind == "auc" and k is not None:
         raise ValueError(f"metric {name!r}: AUC has no cut-off; use 'auc'")
-    if kind in ("precision", "recall") and k is None:
+    if kind in ("precision", "recall", "hit") and k is None:
         raise ValueError(f"metric {name!r} needs a cut-off, e.g. '{kind}@10'")
     if k is not None and k < 1:
         raise ValueError(f"metric {name!r}: cut-off must be >= 1")

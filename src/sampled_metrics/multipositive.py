@@ -12,16 +12,19 @@ its positives by sampled position p_1 < ... < p_k. For the i-th:
 Every metric of eq. 2-6 is a per-user normaliser times a sum over positives of a term
 that depends on r_i only once a_i is known:
 
-==============  ===============================  =====================
-metric          term of positive i               normaliser
-==============  ===============================  =====================
-``recall@K``    delta(r_i <= K)                  1 / k
-``precision@K`` delta(r_i <= K) / K              1
-``ndcg@K``      delta(r_i <= K) / log2(r_i + 1)  1 / IDCG(min(k, K))
-``ap@K``        delta(r_i <= K) (a_i + 1) / r_i  1 / min(k, K)
-``ap``, ``ndcg`` the same without delta          1 / k, 1 / IDCG(k)
-``auc``         (N - x_i) / N                    1 / k
-==============  ===============================  =====================
+==============  ======================================  ==================
+metric          term of positive i                      normaliser
+==============  ======================================  ==================
+``recall@K``    delta(r_i <= K)                         1 / k
+``precision@K`` delta(r_i <= K) / K                     1
+``ndcg@K``      delta(r_i <= K) / log2(r_i + 1)         1 / IDCG(min(k, K))
+``ap@K``        delta(r_i <= K) (a_i + 1) / r_i         1 / min(k, K)
+``ap``, ``ndcg`` the same without delta                 1 / k, 1 / IDCG(k)
+``auc``         (N - x_i) / N                           1 / k
+``hit@K``       delta(a_i = 0) delta(r_i <= K)          1
+``mrr@K``       delta(a_i = 0) delta(r_i <= K) / r_i    1
+``mrr``         delta(a_i = 0) / r_i                    1
+==============  ======================================  ==================
 
 (AP's precision at r_i is (a_i + 1) / r_i; AUC of eq. 2 reduces to the mean of
 (N - x_i) / N since sum_i a_i = k (k - 1) / 2.) The metric on the sampled list is the same
@@ -64,7 +67,7 @@ from .corrections import correction_label, parse_correction
 from .metrics import Metric, parse_metric
 from .positive_lookup import moment_terms
 from .sampling import SAMPLING_LAWS
-from .shifted import ShiftedMetric, shifted_term as _term
+from .shifted import FIRST_ONLY, ShiftedMetric, shifted_term as _term
 
 __all__ = ["ShiftedMetric", "PositiveTable", "correct_multi_positive", "correct_positives",
            "multi_positive_metric", "DEFAULT_MAX_M"]
@@ -203,7 +206,7 @@ class PositiveTable:
 def _normaliser(metric: Metric, k: np.ndarray) -> np.ndarray:
     """Per-user factor of the module table for k positives."""
     k = np.asarray(k, dtype=np.float64)
-    if metric.kind == "precision":
+    if metric.kind in ("precision",) + FIRST_ONLY:
         return np.ones_like(k)
     if metric.kind in ("recall", "auc"):
         return 1.0 / k

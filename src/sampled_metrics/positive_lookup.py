@@ -14,7 +14,7 @@ import numpy as np
 from .corrections import GRID_CHECK_TOL, GRID_LEVELS, _grid_points, _Interpolant, \
     correction_lookup
 from .sampling import log_rank_pmf
-from .shifted import ShiftedMetric
+from .shifted import FIRST_ONLY, ShiftedMetric
 
 __all__ = ["VectorTable", "moment_terms"]
 
@@ -114,7 +114,8 @@ def shift_columns(metrics, above) -> tuple[list, list]:
         a = np.zeros_like(above) if metric.kind == "auc" else above
         col = np.full(above.size, -1, dtype=np.int64)
         for shift in np.unique(a):
-            if metric.k is not None and metric.kind != "auc" and shift >= metric.k:
+            if (metric.k is not None and metric.kind != "auc" and shift >= metric.k) or (
+                    metric.kind in FIRST_ONLY and shift > 0):
                 continue
             key = ShiftedMetric(metric.kind, metric.k, int(shift))
             if key not in index:
