@@ -8,6 +8,8 @@ Positions (one row per test positive; uniform negatives, KDD'20 per user or RecB
     17,3,3512,200          # user 17's list: its 2 positives + 200 sampled negatives;
     17,41,3512,200         # positives at positions 3 and 41 (1-based, any row order)
 
+User ids are any labels (numbers or tokens such as RecBole's); other columns are ignored.
+
 ``n_nonrelevant`` = N_u (items in neither the user's training nor test set, the pool the
 negatives come from), ``n_negatives`` = M_u (negatives in its list in total: 100 k_u for
 ``uni100``); both constant per user. Corrected with
@@ -36,7 +38,7 @@ from .multipositive import DEFAULT_MAX_M, PositiveTable, correct_positives
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "long_format", "read_positions", "read_draws",
-           "correct_long_csv"]
+           "correct_long_csv", "summarise_long"]
 
 POSITION_COLUMNS = ("user", "position", "n_nonrelevant", "n_negatives")
 DRAW_COLUMNS = ("user", "position", "n_nonrelevant", "above", "prob")
@@ -58,17 +60,26 @@ def long_format(path) -> str | None:
     return None
 
 
+def _name(path) -> str:
+    """How messages name the input: the file, or 'the positions frame' for a DataFrame."""
+    return "the positions frame" if isinstance(path, pd.DataFrame) else str(path)
+
+
 def _read(path, columns) -> pd.DataFrame:
-    try:
-        frame = pd.read_csv(path, skipinitialspace=True, comment="#")
-    except Exception as err:   # pandas raises many kinds; report one line
-        raise ValueError(f"{path}: cannot read as CSV ({err})") from None
+    """The CSV at ``path`` (or ``path`` itself if it is a DataFrame) with ``columns``."""
+    if isinstance(path, pd.DataFrame):
+        frame = path
+    else:
+        try:
+            frame = pd.read_csv(path, skipinitialspace=True, comment="#")
+        except Exception as err:   # pandas raises many kinds; report one line
+            raise ValueError(f"{_name(path)}: cannot read as CSV ({err})") from None
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise ValueError(f"{path}: lacks column(s) {', '.join(missing)}; expected "
+        raise ValueError(f"{_name(path)}: lacks column(s) {', '.join(missing)}; expected "
                          f"{', '.join(columns)}")
     if frame.empty:
-        raise ValueError(f"{path}: no rows")
+        raise ValueError(f"{_name(path)}: no rows")
     return frame
 
 
@@ -77,35 +88,42 @@ def _column_ints(frame, path, name) -> np.ndarray:
     bad = ~np.isfinite(values) | (values != np.round(values))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{path}:{row + 2}: column {name!r}: {frame[name].iloc[row]!r} is "
+        raise ValueError(f"{_name(path)}:{row + 2}: column {name!r}: {frame[name].iloc[row]!r} is "
                          f"not an integer")
     return values.astype(np.int64)
+
+
+def _user_index(frame) -> np.ndarray:
+    """0-based index of each row's user; user ids may be any labels (numbers or tokens)."""
+    return pd.factorize(frame["user"].astype(str).str.strip(), sort=True)[0].astype(np.int64)
 
 
 def read_positions(path) -> PositiveTable:
     """The position format (module docstring) as a PositiveTable; ValueError naming the
     file (and line) for bad input."""
     frame = _read(path, POSITION_COLUMNS)
-    user, position, N, M = (_column_ints(frame, path, c) for c in POSITION_COLUMNS)
+    position, N, M = (_column_ints(frame, path, c) for c in POSITION_COLUMNS[1:])
+    user = _user_index(frame)
     try:
         return PositiveTable.from_long(user, position, N, M)
     except ValueError as err:
-        raise ValueError(f"{path}: {err}") from None
+        raise ValueError(f"{_name(path)}: {err}") from None
 
 
 def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
     """The draw format: (PositiveTable of the positives, 1 + x^ per row of the table)."""
     frame = _read(path, DRAW_COLUMNS)
-    user, position, N = (_column_ints(frame, path, c) for c in DRAW_COLUMNS[:3])
+    position, N = (_column_ints(frame, path, c) for c in DRAW_COLUMNS[1:3])
+    user = _user_index(frame)
     above = _column_ints(frame, path, "above")
     if np.any((above != 0) & (above != 1)):
         row = int(np.flatnonzero((above != 0) & (above != 1))[0])
-        raise ValueError(f"{path}:{row + 2}: column 'above' must be 0 or 1, got {above[row]}")
+        raise ValueError(f"{_name(path)}:{row + 2}: column 'above' must be 0 or 1, got {above[row]}")
     prob = pd.to_numeric(frame["prob"], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~(np.isfinite(prob) & (prob > 0) & (prob <= 1))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{path}:{row + 2}: column 'prob' must lie in (0, 1], got "
+        raise ValueError(f"{_name(path)}:{row + 2}: column 'prob' must lie in (0, 1], got "
                          f"{frame['prob'].iloc[row]!r}")
     keys, rows = np.unique(np.stack([user, position]), axis=1, return_inverse=True)
     rows = rows.reshape(-1)
@@ -116,9 +134,9 @@ def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
         table = PositiveTable.from_long(keys[0], keys[1], N[first], draws)
         estimate = weighted_rank_estimate(above.astype(bool), prob, rows)
     except ValueError as err:
-        raise ValueError(f"{path}: {err}") from None
+        raise ValueError(f"{_name(path)}: {err}") from None
     if np.any(N != N[first][rows]):
-        raise ValueError(f"{path}: n_nonrelevant differs between rows of one positive")
+        raise ValueError(f"{_name(path)}: n_nonrelevant differs between rows of one positive")
     return table, estimate[table.order]
 
 
@@ -138,7 +156,15 @@ def correct_long_csv(path, metrics, corrections, sampling: str = "binomial",
                      max_m: int | None = None) -> pd.DataFrame:
     """Per metric x correction: mean over users, its standard error and a percentile
     bootstrap interval over users (the ``correct`` command's table)."""
-    kind = long_format(path)
+    return summarise_long(long_format(path), path, metrics, corrections, sampling, bootstrap,
+                          level, seed, max_m)
+
+
+def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
+                   bootstrap: int = 1000, level: float = 0.95, seed: int = 0,
+                   max_m: int | None = None) -> pd.DataFrame:
+    """:func:`correct_long_csv` of a file or DataFrame ``path`` in the format ``kind``
+    ('positions' or 'draws', see :func:`long_format`)."""
     metrics = parse_metrics(metrics)
     names = list(corrections)
     if kind == "draws":
@@ -146,7 +172,7 @@ def correct_long_csv(path, metrics, corrections, sampling: str = "binomial",
         allowed = {"sampled", WEIGHTED}
         wrong = [x for x in names if x not in allowed]
         if wrong:
-            raise ValueError(f"{path}: popularity-sampled draws allow the corrections "
+            raise ValueError(f"{_name(path)}: popularity-sampled draws allow the corrections "
                              f"sampled and {WEIGHTED}, not {', '.join(wrong)}")
         columns = {}
         for metric in metrics:
@@ -163,7 +189,7 @@ def correct_long_csv(path, metrics, corrections, sampling: str = "binomial",
         columns = {(metric.name, label): columns[(metric.name, label)]
                    for metric in metrics for label in labels}
     else:
-        raise ValueError(f"{path}: not a long-format CSV (header needs "
+        raise ValueError(f"{_name(path)}: not a long-format CSV (header needs "
                          f"{', '.join(POSITION_COLUMNS)} or {', '.join(DRAW_COLUMNS)})")
     values = np.stack(list(columns.values()), axis=1)
     boot = _bootstrap_means(values, bootstrap, seed)
