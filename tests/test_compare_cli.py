@@ -93,3 +93,63 @@ def test_compare_text_needs_n_and_m(capsys, tmp_path):
     code, _, err = run(capsys, "compare", "--a", str(tmp_path / "a.txt"), "--b",
                        str(tmp_path / "b.txt"), "--m", "5", "--n", "50")
     assert code == 2 and "b.txt:2: sampled rank 9 outside 1..m+1=6" in err
+
+
+def _long_csv(path, users, positions, N_u, M_u):
+    rows = ["user,position,n_nonrelevant,n_negatives"]
+    rows += [f"{u},{p},{n},{m}" for u, ps, n, m in zip(users, positions, N_u, M_u) for p in ps]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_long_format_with_one_positive_equals_compare_ranks(tmp_path):
+    """One positive per user, the same n = N + 1 and m = M for all: the long-format path
+    gives compare_ranks' values, differences and bootstrap intervals (same resampled users)."""
+    from sampled_metrics.compare import compare_positives, compare_ranks
+    from sampled_metrics.positives_csv import read_positions
+    rng = np.random.default_rng(3)
+    users = 400
+    ra = draw_sampled_ranks(np.minimum(1 + rng.geometric(0.05, users), N), N, M, rng=rng)
+    rb = draw_sampled_ranks(np.minimum(1 + rng.geometric(0.02, users), N), N, M, rng=rng)
+    ids = [f"user{u:03d}" for u in range(users)]                   # sorted as given
+    tables = {name: read_positions(_long_csv(tmp_path / f"{name}.csv", ids,
+                                             [[p] for p in r], [N - 1] * users,
+                                             [M] * users))
+              for name, r in (("A", ra), ("B", rb))}
+    metrics, methods = ["recall@5", "ndcg@10", "mrr@10"], ["sampled", "cls", "bv_0.1"]
+    got = compare_positives(tables, metrics, methods, bootstrap=300)
+    want = compare_ranks({"A": ra, "B": rb}, N, M, metrics, methods, plugin=None,
+                         bootstrap=300)
+    for column in ("value_a", "value_b", "difference", "ci_low", "ci_high"):
+        np.testing.assert_allclose(got[column], want[column], atol=1e-12, err_msg=column)
+    assert (got.verdict == want.naive_verdict).all() and got.bias.isna().all()
+
+
+def test_long_format_pairs_users_by_id_and_takes_names(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    users = 300
+    k = rng.integers(1, 4, users)
+    good = [np.sort(rng.choice(np.arange(1, 6), kk, replace=False)) for kk in k]
+    bad = [np.sort(rng.choice(np.arange(30, 60), kk, replace=False)) for kk in k]
+    ids = rng.permutation(users)
+    a = _long_csv(tmp_path / "a.csv", ids, good, [900] * users, [100] * users)
+    order = rng.permutation(users)                       # B's rows in another user order
+    b = _long_csv(tmp_path / "b.csv", ids[order], [bad[i] for i in order], [900] * users,
+                  [100] * users)
+    code, out, err = run(capsys, "compare", "--a", str(a), "--b", str(b), "--name-a", "BPR",
+                         "--name-b", "Pop", "--metric", "hit@10,recall@10",
+                         "--method", "sampled,cls", "--format", "csv", "--bootstrap", "200")
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 5 and all(line.endswith("BPR better") for line in lines[1:]), out
+    code, _, err = run(capsys, "compare", "--a", str(a), "--b", str(b), "--method", "mn")
+    assert code == 2 and "corrections only, not mn" in err
+    c = _long_csv(tmp_path / "c.csv", ids[:-1], bad[:-1], [900] * (users - 1),
+                  [100] * (users - 1))
+    code, _, err = run(capsys, "compare", "--a", str(a), "--b", str(c))
+    assert code == 2 and "hold different users (1 only in" in err, err
+    code, _, err = run(capsys, "compare", "--a", str(a), "--b", str(b), "--n", "1000")
+    assert code == 2 and "--n do(es) not apply to long-format CSVs" in err, err
+    code, _, err = run(capsys, "compare", "--a", str(a), "--b", str(b), "--name-a", "X",
+                       "--name-b", "X")
+    assert code == 2 and "--name-a and --name-b must differ" in err, err

@@ -61,13 +61,14 @@ from scipy import linalg
 from .corrections import correction_vectors, parse_correction
 from .estimators import estimate_from_histogram, mixture_matrix, sampled_rank_histogram
 from .metrics import parse_metric
+from .multipositive import DEFAULT_MAX_M, correct_positives
 from .sampling import check_nm
 from .seeds import generator
 
 #: Entropy weight of the MES plug-in (Jin et al.'s eta, the package default).
 MES_ETA = 0.001
 
-__all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_repeats", "verdict", "mes_gradient",
+__all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_positives", "compare_repeats", "verdict", "mes_gradient",
            "exact_interval", "bias_curve", "agreement_summary", "COMPARE_COLUMNS"]
 
 VERDICTS = ("a_better", "b_better", "not_distinguishable")
@@ -318,16 +319,82 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
             lo_e, hi_e = _interval(boot, level)
             rows += _rows(a, b, metric_list, label, val[0], val[1], lo_e, hi_e, np.zeros(K),
                           np.zeros(K), lo_e, hi_e)
-    rank = {**{x.name: i for i, x in enumerate(metric_list)},
-            **{x: i for i, x in enumerate(labels)}}
-    rows.sort(key=lambda row: (names.index(row[0]), names.index(row[1]), rank[row[2]],
-                               rank[row[3]]))
-    frame = pd.DataFrame(rows, columns=COMPARE_COLUMNS[:12] + ["dlo", "dhi"])
+    frame = _frame(rows, names, metric_list, labels)
     frame["naive_verdict"] = verdict(frame.ci_low.fillna(0), frame.ci_high.fillna(0))
     low, high = exact_interval(frame.ci_low.fillna(0), frame.ci_high.fillna(0),
                                frame.dlo.fillna(0), frame.dhi.fillna(0))
     frame["low"], frame["high"] = low, high
     frame["verdict"] = verdict(low, high)
+    return frame[COMPARE_COLUMNS]
+
+
+def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomial",
+                      level: float = 0.95, bootstrap: int = 1000, seed: int = 0,
+                      max_m: int = DEFAULT_MAX_M) -> pd.DataFrame:
+    """Compare recommenders evaluated with several positives per user (the long format).
+
+    Each user's corrected value v_u = normaliser(k_u) sum_i M^(p_i - a_i) is that of
+    :func:`sampled_metrics.multipositive.correct_positives`; D^ = (1/U) sum_u v_{A,u} - v_{B,u}
+    over the same users, with its paired percentile bootstrap interval over users. A
+    correction's bias on the difference needs one rank distribution per recommender, which
+    several positives per user do not give: ``bias`` is NaN, [low, high] is the bootstrap
+    interval and ``verdict`` equals ``naive_verdict`` (use an unbiased or low-bias
+    correction: ``cls``, ``bv_<gamma>``).
+
+    Parameters
+    ----------
+    tables : dict name -> PositiveTable
+        The same users 0..U-1, in the same order, in every table.
+    metrics, methods : sequences of str
+        Metrics; corrections ``sampled``, ``rank_estimate``, ``minimal_bias``, ``cls``,
+        ``bv_<gamma>``.
+    sampling : {'binomial', 'hypergeometric'}
+    level, bootstrap, seed : as for :func:`compare_ranks`.
+    max_m : int
+        As for :func:`sampled_metrics.multipositive.correct_positives`.
+
+    Returns
+    -------
+    pandas.DataFrame with :data:`COMPARE_COLUMNS`, one row per (pair, metric, method).
+    """
+    metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
+    labels = _parse_methods(methods)
+    refused = [x for x in labels if x in ESTIMATOR_METHODS + PRIOR_METHODS]
+    if refused:
+        raise ValueError(f"with several positives per user compare takes corrections only, "
+                         f"not {', '.join(refused)} (they estimate a rank distribution from "
+                         f"one positive per user)")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    if isinstance(bootstrap, bool) or int(bootstrap) != bootstrap or bootstrap < 1:
+        raise ValueError(f"bootstrap must be an integer >= 1, got {bootstrap!r}")
+    names = list(tables)
+    users = {name: table.k.size for name, table in tables.items()}
+    if len(set(users.values())) > 1:
+        raise ValueError("the recommenders were evaluated on different users (" + ", ".join(
+            f"{name}: {count}" for name, count in users.items()) + ")")
+    U = users[names[0]]
+    values = {}
+    for name, table in tables.items():
+        per_user = correct_positives(table, metric_list, labels, sampling, max_m=max_m)
+        values[name] = np.array([[per_user[(x.name, label)] for label in labels]
+                                 for x in metric_list])                   # (K, E, U)
+    rng = generator(seed, "compare")
+    idx = rng.integers(0, U, size=(int(bootstrap), U), dtype=np.int32)
+    counts = np.stack([np.bincount(row, minlength=U) for row in idx]) / U  # (B, U)
+    rows = []
+    nan = np.full(len(metric_list), np.nan)
+    for a, b in itertools.combinations(names, 2):
+        diff = values[a] - values[b]                                      # (K, E, U)
+        lo, hi = _interval(np.einsum("bu,keu->bke", counts, diff), level)
+        for e, label in enumerate(labels):
+            rows += _rows(a, b, metric_list, label, values[a][:, e].mean(axis=-1),
+                          values[b][:, e].mean(axis=-1), lo[:, e], hi[:, e], nan, nan,
+                          lo[:, e], hi[:, e])
+    frame = _frame(rows, names, metric_list, labels)
+    frame["debiased"] = np.nan
+    frame["low"], frame["high"] = frame.ci_low, frame.ci_high
+    frame["naive_verdict"] = frame["verdict"] = verdict(frame.ci_low, frame.ci_high)
     return frame[COMPARE_COLUMNS]
 
 
@@ -368,6 +435,15 @@ def _estimator_values(label, a, b, hists, reps, pis, W, n, m, sampling, refits):
     val = [W @ fits[x][0] for x in (a, b)]
     boot = np.array([W @ (pa - pb) for pa, pb in zip(fits[a][1:], fits[b][1:])])
     return val, boot.reshape(-1, W.shape[0])
+
+
+def _frame(rows, names, metric_list, labels) -> pd.DataFrame:
+    """The rows of :func:`_rows` ordered by pair, metric and method, as a DataFrame."""
+    rank = {**{x.name: i for i, x in enumerate(metric_list)},
+            **{x: i for i, x in enumerate(labels)}}
+    rows = sorted(rows, key=lambda row: (names.index(row[0]), names.index(row[1]),
+                                         rank[row[2]], rank[row[3]]))
+    return pd.DataFrame(rows, columns=COMPARE_COLUMNS[:12] + ["dlo", "dhi"])
 
 
 def _rows(a, b, metric_list, label, val_a, val_b, lo, hi, bias, se, dlo, dhi) -> list:

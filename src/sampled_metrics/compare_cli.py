@@ -6,8 +6,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .compare import agreement_summary, compare_ranks, compare_repeats
+from .compare import agreement_summary, compare_positives, compare_ranks, compare_repeats
 from .metrics import METRIC_NAMES
+from .positives_csv import long_format, read_positions
 from .rankfile import read_rank_file
 from .sampling import SAMPLING_LAWS, check_nm
 
@@ -39,9 +40,13 @@ def add_compare_parser(sub) -> None:
     p = sub.add_parser("compare", help="is recommender A better than B? (paired, bias-aware)",
                        description=DESCRIPTION)
     p.add_argument("--a", required=True, help="sampled ranks of A: one integer per line, a "
-                   "CSV with --column, or a workflow rank file (.npz)")
+                   "CSV with --column, a workflow rank file (.npz), or a long-format CSV "
+                   "(user,position,n_nonrelevant,n_negatives: several positives per user)")
     p.add_argument("--b", required=True, help="sampled ranks of B, the same users in the "
-                   "same order (same formats)")
+                   "same order (same formats; long-format CSVs are matched by user id)")
+    p.add_argument("--name-a", help="name of A in the output (default: the rank file's "
+                   "recommender, else the file name)")
+    p.add_argument("--name-b", help="name of B in the output (default as for --name-a)")
     p.add_argument("--column", help="CSV column holding the sampled ranks (both files)")
     p.add_argument("--n", type=int, help="number of items (default with rank files: theirs)")
     p.add_argument("--m", type=int, help="sampled negatives per user (default with rank "
@@ -75,6 +80,9 @@ def add_compare_parser(sub) -> None:
 def _cmd_compare(args) -> pd.DataFrame:
     from .cli import _file_m, _names, read_sampled_ranks
     paths = {"a": Path(args.a), "b": Path(args.b)}
+    formats = {k: long_format(p) for k, p in paths.items()}
+    if any(formats.values()):
+        return _compare_long(args, paths, formats)
     npz = [p.suffix == ".npz" for p in paths.values()]
     if any(npz) and not all(npz):
         raise ValueError("--a and --b must both be rank files (.npz) or both not")
@@ -99,7 +107,7 @@ def _cmd_compare(args) -> pd.DataFrame:
                          "files (.npz)")
     sampling = args.sampling or "binomial"
     n, m = check_nm(args.n, args.m, sampling)
-    names = _display_names(files, paths)
+    names = _display_names(files, paths, args)
     metrics, methods = _names(args.metric, "metric"), _names(args.method, "method")
     options = dict(level=args.level, bootstrap=args.bootstrap,
                    estimator_bootstrap=args.estimator_bootstrap,
@@ -118,16 +126,54 @@ def _cmd_compare(args) -> pd.DataFrame:
     ranks = [read_sampled_ranks(paths[k], m, args.column, args.repeat) for k in ("a", "b")]
     frame = compare_ranks(dict(zip(names, ranks)), n, m, metrics, methods, sampling=sampling,
                           seed=args.seed, **options)
+    return _worded(frame, names)
+
+
+def _compare_long(args, paths: dict, formats: dict) -> pd.DataFrame:
+    """Both inputs in the long position format: corrections per user, paired by user id."""
+    from .cli import _names
+    for k, path in paths.items():
+        if formats[k] != "positions":
+            raise ValueError(f"{path}: compare takes the long position format (user,position,"
+                             f"n_nonrelevant,n_negatives) for both --a and --b"
+                             + ("; popularity-sampled draws are not supported"
+                                if formats[k] == "draws" else ""))
+    given = [f"--{k}" for k in ("n", "m", "column", "repeat", "repeats")
+             if getattr(args, k) is not None]
+    if given:
+        raise ValueError(f"{', '.join(given)} do(es) not apply to long-format CSVs (every "
+                         f"row carries its user's numbers)")
+    (table_a, users_a), (table_b, users_b) = (read_positions(paths[k], with_users=True)
+                                              for k in ("a", "b"))
+    if not np.array_equal(users_a, users_b):
+        only_a, only_b = np.setdiff1d(users_a, users_b), np.setdiff1d(users_b, users_a)
+        raise ValueError(f"--a and --b hold different users ({only_a.size} only in "
+                         f"{paths['a']}, {only_b.size} only in {paths['b']}; e.g. "
+                         f"{(list(only_a) + list(only_b))[0]!r})")
+    names = _display_names({}, paths, args)
+    frame = compare_positives({names[0]: table_a, names[1]: table_b},
+                              _names(args.metric, "metric"), _names(args.method, "method"),
+                              sampling=args.sampling or "binomial", level=args.level,
+                              bootstrap=args.bootstrap, seed=args.seed)
+    return _worded(frame, names)
+
+
+def _worded(frame: pd.DataFrame, names: list) -> pd.DataFrame:
     words = {"a_better": f"{names[0]} better", "b_better": f"{names[1]} better",
              "not_distinguishable": "not distinguishable"}
     frame["verdict"], frame["naive_verdict"] = frame.verdict.map(words), frame.naive_verdict.map(words)
     return frame.drop(columns=["a", "b", "debiased"])
 
 
-def _display_names(files: dict, paths: dict) -> list[str]:
-    names = [files[k].recommender if files and files[k].recommender else paths[k].stem
+def _display_names(files: dict, paths: dict, args) -> list[str]:
+    names = [getattr(args, f"name_{k}") or (files[k].recommender if files and
+                                             files[k].recommender else paths[k].stem)
              for k in ("a", "b")]
-    return names if names[0] != names[1] else ["A", "B"]
+    if names[0] == names[1]:
+        if args.name_a or args.name_b:
+            raise ValueError(f"--name-a and --name-b must differ, got {names[0]!r} twice")
+        return ["A", "B"]
+    return names
 
 
 def _count(text: str, available: int) -> int:

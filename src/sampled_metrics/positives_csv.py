@@ -93,28 +93,31 @@ def _column_ints(frame, path, name) -> np.ndarray:
     return values.astype(np.int64)
 
 
-def _user_index(frame) -> np.ndarray:
-    """0-based index of each row's user; user ids may be any labels (numbers or tokens)."""
-    return pd.factorize(frame["user"].astype(str).str.strip(), sort=True)[0].astype(np.int64)
+def _user_index(frame) -> tuple[np.ndarray, np.ndarray]:
+    """0-based index of each row's user and the user ids in index order; ids may be any
+    labels (numbers or tokens)."""
+    codes, labels = pd.factorize(frame["user"].astype(str).str.strip(), sort=True)
+    return codes.astype(np.int64), np.asarray(labels)
 
 
-def read_positions(path) -> PositiveTable:
-    """The position format (module docstring) as a PositiveTable; ValueError naming the
-    file (and line) for bad input."""
+def read_positions(path, *, with_users: bool = False):
+    """The position format (module docstring) as a PositiveTable (and, ``with_users``, the
+    user ids of its users 0..U-1); ValueError naming the file (and line) for bad input."""
     frame = _read(path, POSITION_COLUMNS)
     position, N, M = (_column_ints(frame, path, c) for c in POSITION_COLUMNS[1:])
-    user = _user_index(frame)
+    user, labels = _user_index(frame)
     try:
-        return PositiveTable.from_long(user, position, N, M)
+        table = PositiveTable.from_long(user, position, N, M)
     except ValueError as err:
         raise ValueError(f"{_name(path)}: {err}") from None
+    return (table, labels) if with_users else table
 
 
 def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
     """The draw format: (PositiveTable of the positives, 1 + x^ per row of the table)."""
     frame = _read(path, DRAW_COLUMNS)
     position, N = (_column_ints(frame, path, c) for c in DRAW_COLUMNS[1:3])
-    user = _user_index(frame)
+    user, _ = _user_index(frame)
     above = _column_ints(frame, path, "above")
     if np.any((above != 0) & (above != 1)):
         row = int(np.flatnonzero((above != 0) & (above != 1))[0])
