@@ -75,16 +75,22 @@ def _run(data_path, model, mode, split):
 
 @pytest.mark.parametrize("model,mode,split", [
     ("BPR", "uni100", "leave-one-out"), ("BPR", "uni100", "ratio"), ("Pop", "uni50", "ratio"),
-    ("ItemKNN", "pop100", "leave-one-out"), ("Pop", "pop100", "ratio")])
+    ("ItemKNN", "pop100", "leave-one-out"), ("Pop", "pop100", "ratio"),
+    ("BPR", "full", "ratio"), ("Pop", "full", "leave-one-out")])
 def test_recomputed_metrics_equal_recboles(data_path, model, mode, split):
     record, result = _run(data_path, model, mode, split)
-    ours = record.sampled_metrics([name.replace("map@", "ap@") for name in result])
+    ours = record.metrics([name.replace("map@", "ap@") for name in result])
     for name, value in result.items():
         assert round(ours[name.replace("map@", "ap@")], 10) == value, (name, ours, result)
     frame = record.frame()
     per_user = frame.groupby("user").agg(k=("position", "size"), D=("n_negatives", "first"),
                                          M=("n_draws", "first"), N=("n_nonrelevant", "first"),
                                          deepest=("position", "max"))
+    if mode == "full":                      # every non-history item is a candidate
+        assert (per_user.D == per_user.N).all() and (per_user.M == per_user.N).all()
+        with pytest.raises(ValueError, match="full ranking: its metrics are exact"):
+            record.correct(["recall@10"])
+        return
     sample = int(mode[3:])
     assert (per_user.M == sample * per_user.k).all()             # N draws per positive, pooled
     assert (per_user.D <= per_user.M).all() and (per_user.D <= per_user.N).all()

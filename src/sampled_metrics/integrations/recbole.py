@@ -57,13 +57,16 @@ from ..positives_csv import DRAW_COLUMNS, POSITION_COLUMNS, summarise_long
 __all__ = ["capture", "Capture", "Evaluation"]
 
 #: RecBole's names of its sampling distributions, and the law the capture corrects with.
-LAWS = {"uniform": "hypergeometric", "popularity": "weighted"}
+LAWS = {"uniform": "hypergeometric", "popularity": "weighted", "full": "exact"}
 
 
 @dataclass
 class Evaluation:
     """What one ``trainer.evaluate`` call ranked: one row per test positive (``positives``)
-    and, for popularity sampling, one row per (positive, draw) (``draws``)."""
+    and, for popularity sampling, one row per (positive, draw) (``draws``).
+    ``distribution`` is RecBole's (``uniform``, ``popularity``) or ``full`` for a full
+    ranking (its frame holds the exact positions: n_negatives = n_nonrelevant, every
+    non-history item)."""
 
     distribution: str
     alpha: float
@@ -89,15 +92,17 @@ class Capture:
         self._trainer = trainer
         self._evaluate = trainer.evaluate
         self._batch_eval = trainer._neg_sample_batch_eval
+        self._full_batch_eval = trainer._full_sort_batch_eval
         self._current: Evaluation | None = None
         self._pool = None
         trainer.evaluate = self._wrapped_evaluate
         trainer._neg_sample_batch_eval = self._wrapped_batch
+        trainer._full_sort_batch_eval = self._wrapped_full_batch
 
     def stop(self) -> None:
         """Restore the trainer's own methods (recorded evaluations are kept)."""
-        self._trainer.__dict__.pop("evaluate", None)
-        self._trainer.__dict__.pop("_neg_sample_batch_eval", None)
+        for name in ("evaluate", "_neg_sample_batch_eval", "_full_sort_batch_eval"):
+            self._trainer.__dict__.pop(name, None)
 
     def __enter__(self) -> "Capture":
         return self
@@ -109,18 +114,21 @@ class Capture:
     def _wrapped_evaluate(self, eval_data, *args, **kwargs):
         sampler = getattr(eval_data, "_sampler", None)
         args_ = getattr(eval_data, "neg_sample_args", {}) or {}
-        sampled = args_.get("distribution", "none") in LAWS and \
+        full = type(eval_data).__name__ == "FullSortEvalDataLoader"
+        sampled = args_.get("distribution", "none") in ("uniform", "popularity") and \
             args_.get("sample_num", "none") != "none"
-        if not sampled:
+        if not (full or sampled):
             return self._evaluate(eval_data, *args, **kwargs)
-        if type(sampler).__name__ != "Sampler":
+        if not full and type(sampler).__name__ != "Sampler":
             raise ValueError(f"capture supports RecBole's general-recommendation Sampler, "
                              f"not {type(sampler).__name__} (repeatable or knowledge-graph "
                              f"evaluation)")
         config = self._trainer.config
-        self._current = Evaluation(args_["distribution"], float(sampler.alpha),
-                                   str(sampler.phase), int(np.max(config["topk"])))
-        self._pool = _Pool(eval_data, sampler, args_["distribution"])
+        self._current = Evaluation("full" if full else args_["distribution"],
+                                   float(getattr(sampler, "alpha", 1.0) or 1.0),
+                                   str(getattr(sampler, "phase", "")),
+                                   int(np.max(config["topk"])))
+        self._pool = _Pool(eval_data, sampler, self._current.distribution)
         try:
             result = self._evaluate(eval_data, *args, **kwargs)
         finally:
@@ -135,31 +143,47 @@ class Capture:
             self._record(batched_data, out[1])
         return out
 
+    def _wrapped_full_batch(self, batched_data):
+        out = self._full_batch_eval(batched_data)
+        if self._current is not None:
+            self._record(batched_data, out[1])
+        return out
+
     def _record(self, batched_data, scores) -> None:
+        """One batch of users: positions of their positives and, per user, the distinct
+        negatives, the draws and the pool (a full ranking: every non-history item)."""
         import torch
         interaction, row_idx, positive_u, positive_i = batched_data
         config = self._trainer.config
+        full = self._current.distribution == "full"
         users = interaction[config["USER_ID_FIELD"]].cpu().numpy()
-        items = interaction[config["ITEM_ID_FIELD"]].cpu().numpy()
-        row_idx, positive_u = row_idx.cpu().numpy(), positive_u.cpu().numpy()
-        positive_i = positive_i.cpu().numpy()
+        positive_u, positive_i = positive_u.cpu().numpy(), positive_i.cpu().numpy()
+        if full:                                     # one interaction row per user
+            row_idx, items = np.arange(users.size), None
+        else:
+            row_idx = row_idx.cpu().numpy()
+            items = interaction[config["ITEM_ID_FIELD"]].cpu().numpy()
         K = min(self._current.top_k, scores.shape[1])
         top = torch.topk(scores, K, dim=-1).indices            # RecBole's own call
         rest = torch.sort(scores, dim=-1, descending=True, stable=True).indices
         position = _positions(top, rest).cpu().numpy()
         values = scores.cpu().numpy()
         for b in range(int(positive_u[-1]) + 1):
-            rows = row_idx == b
-            uid = int(users[rows][0])
+            uid = int(users[row_idx == b][0])
             pos_items = np.unique(positive_i[positive_u == b])
-            drawn = items[rows]
-            drawn = drawn[~np.isin(drawn, pos_items)]          # the M draws, repeats kept
-            distinct = np.unique(drawn)
-            n_candidates = pos_items.size + distinct.size
-            pool = self._pool.size(uid)
-            token = self._pool.user_token(uid)
             row_values = values[b]
-            candidates = np.concatenate([pos_items, distinct])
+            if full:
+                candidates = np.flatnonzero(row_values > -np.inf)
+                drawn = distinct = np.setdiff1d(candidates, pos_items)
+                pool = distinct.size
+            else:
+                drawn = items[row_idx == b]
+                drawn = drawn[~np.isin(drawn, pos_items)]      # the M draws, repeats kept
+                distinct = np.unique(drawn)
+                candidates = np.concatenate([pos_items, distinct])
+                pool = self._pool.size(uid)
+            n_candidates = pos_items.size + distinct.size
+            token = self._pool.user_token(uid)
             for item in pos_items:
                 p = int(position[b, item])
                 if p > n_candidates:
@@ -204,11 +228,11 @@ class Capture:
                              "uniform sampling is corrected from frame()")
         return pd.DataFrame(ev.draws, columns=list(DRAW_COLUMNS))
 
-    def sampled_metrics(self, metrics, evaluation: int = -1) -> dict:
-        """RecBole's sampled metrics recomputed from the captured positions: per metric, the
-        mean over users of the metric of the user's positives in its list of k + D items
-        (``hit@10``, ``mrr@10``, ``ndcg@10``, ``recall@10``, ``precision@10``, ``ap@10`` =
-        RecBole's ``map@10``)."""
+    def metrics(self, metrics, evaluation: int = -1) -> dict:
+        """RecBole's metrics recomputed from the captured positions: per metric, the mean
+        over users of the metric of the user's positives in its list of k + D items (all
+        its candidates for a full ranking): ``hit@10``, ``mrr@10``, ``ndcg@10``,
+        ``recall@10``, ``precision@10``, ``ap@10`` (RecBole's ``map@10``)."""
         table = self._table(evaluation)
         positions = np.split(table.position, np.cumsum(table.k)[:-1])
         return {m.name: float(multi_positive_metric(m, positions, table.n_negatives).mean())
@@ -226,6 +250,9 @@ class Capture:
         sampling takes ``sampled`` and ``weighted_rank_estimate``.
         """
         ev = self._evaluation(evaluation)
+        if ev.distribution == "full":
+            raise ValueError("this evaluation is a full ranking: its metrics are exact and "
+                             "need no correction (metrics() recomputes them)")
         if ev.distribution == "popularity":
             frame = summarise_long("draws", self.draws_frame(evaluation), metrics, corrections,
                                    bootstrap=bootstrap, level=level, seed=seed)
@@ -283,11 +310,13 @@ class _Pool:
     probability q_j that one draw picks item j."""
 
     def __init__(self, eval_data, sampler, distribution: str):
+        self._dataset = eval_data._dataset
+        self._uid_field = self._dataset.uid_field
+        self._weights = None
+        if distribution == "full":                              # no sampler: pools per row
+            return
         self._used = sampler.used_ids
         self._items = int(sampler.item_num) - 1                 # id 0 is RecBole's padding
-        self._dataset = eval_data._dataset
-        self._uid_field = sampler.uid_field
-        self._weights = None
         if distribution == "popularity":
             counts = np.bincount(np.concatenate([d.inter_feat[sampler.iid_field].numpy()
                                                  for d in sampler.datasets]),
