@@ -18,7 +18,7 @@ M = N k negatives uniformly *with replacement* from the user's pool (the N_u ite
 excluded, in none of the user's training, validation and test sets), then writes every
 candidate's score into a users x items matrix. A negative drawn twice is written twice
 into the same cell: duplicates collapse, and the user's list holds the k positives and
-D <= M *distinct* negatives (on ML-100K with ``uni100``, 90 to 100, mean 96.9). Conditional
+D <= M *distinct* negatives (the fewer items in the pool, the fewer). Conditional
 on D, the set of distinct negatives is a uniform D-subset of the pool (every sequence of M
 draws with the same set of D items has the same probability), so the number y of sampled
 negatives above a positive with x non-relevant items above it in the full ranking is
@@ -27,8 +27,9 @@ negatives above a positive with x non-relevant items above it in the full rankin
 
 the without-replacement law with m = D. The capture therefore reports ``n_negatives`` = D
 and corrects with ``sampling="hypergeometric"``; reading RecBole's list as M draws with
-replacement (the binomial law at m = 100 k) overstates the sampled negatives and leaves a
-bias (BPR on ML-100K: 59.72 against the observed 60.60 for the expected sampled Recall@10).
+replacement (the binomial law at m = N k) overstates the sampled negatives. The two laws'
+expectations are compared with RecBole's measured metric by
+``workflow/validation/recbole_law.py`` (:func:`law_expectations`).
 
 ``pop<N>`` draws each negative with probability q_j = w_j / sum_{i in pool} w_i, with
 w_j = (c_j / C)^alpha (c_j: item j's interactions in the training, validation and test
@@ -53,8 +54,9 @@ import pandas as pd
 from ..metrics import parse_metrics
 from ..multipositive import DEFAULT_MAX_M, PositiveTable, multi_positive_metric
 from ..positives_csv import DRAW_COLUMNS, POSITION_COLUMNS, summarise_long
+from ..sampling import expected_sampled_metric
 
-__all__ = ["capture", "Capture", "Evaluation"]
+__all__ = ["capture", "Capture", "Evaluation", "law_expectations"]
 
 #: RecBole's names of its sampling distributions, and the law the capture corrects with.
 LAWS = {"uniform": "hypergeometric", "popularity": "weighted", "full": "exact"}
@@ -286,6 +288,45 @@ def capture(trainer) -> Capture:
     if not hasattr(trainer, "_neg_sample_batch_eval") or not hasattr(trainer, "evaluate"):
         raise ValueError(f"capture needs a RecBole Trainer, got {type(trainer).__name__}")
     return Capture(trainer)
+
+
+def law_expectations(exact: pd.DataFrame, sampled: pd.DataFrame, metric) -> dict:
+    """Mean over users of the expected sampled metric of one ``uni<N>`` evaluation under two
+    readings of RecBole's list, from the exact positions of a full ranking:
+
+    ``hypergeometric``  E[M(r~) | r; n = N_u + 1, m = D_u], without replacement at the
+                        user's distinct negatives D_u (what RecBole ranks)
+    ``binomial``        E[M(r~) | r; n = N_u + 1, m = M_u], with replacement at its M_u draws
+
+    E[M(r~) | r] = sum_s p(s | r) M(s) (KDD'20 eq. 16-19). One test positive per user
+    (leave-one-out); ``exact`` and ``sampled`` are :meth:`Capture.frame` of a full and of a
+    sampled evaluation of the same users.
+
+    Examples
+    --------
+    >>> exact = pd.DataFrame({"user": ["a", "b"], "position": [1, 40],
+    ...                       "n_nonrelevant": [99, 99], "n_negatives": [99, 99]})
+    >>> sampled = exact.assign(n_negatives=[9, 10], n_draws=[10, 10])
+    >>> {k: round(v, 4) for k, v in law_expectations(exact, sampled, "recall@5").items()}
+    {'hypergeometric': 0.8272, 'binomial': 0.8241}
+    """
+    both = exact.merge(sampled, on="user", suffixes=("_full", ""), validate="one_to_one")
+    if len(both) != len(exact) or len(both) != len(sampled):
+        raise ValueError("a full and a sampled evaluation of the same users, one test "
+                         "positive each, are needed")
+    if not (both.n_nonrelevant_full == both.n_nonrelevant).all():
+        raise ValueError("the full ranking's non-relevant items differ from the sampled "
+                         "evaluation's pool")
+    out = {}
+    for law, m_column in (("hypergeometric", "n_negatives"), ("binomial", "n_draws")):
+        values = np.empty(len(both))
+        keys = both[["n_nonrelevant", m_column]].to_numpy()
+        for (N, m), rows in pd.DataFrame(keys).groupby([0, 1]).groups.items():
+            rows = np.asarray(rows)
+            values[rows] = expected_sampled_metric(
+                metric, both.position_full.to_numpy()[rows], int(N) + 1, int(m), law)
+        out[law] = float(values.mean())
+    return out
 
 
 def _positions(top, rest):
