@@ -30,3 +30,33 @@ def test_distinct_negatives_follow_the_hypergeometric_law(N, M):
         np.testing.assert_allclose(observed, mixture, atol=1e-12)
         if 0 < x < N:
             assert np.abs(observed - rank_pmf(1 + x, N + 1, M, "binomial")).max() > 0.01
+
+
+def test_law_expectations_match_a_simulation_of_collapsed_draws():
+    """RecBole's uni<N> simulated: M draws with replacement from each user's pool of N,
+    repeats collapsed. The mean sampled Recall@5 over repeats matches the expectation at
+    the distinct count (hypergeometric) and not the one at M draws (binomial)."""
+    import pandas as pd
+
+    from sampled_metrics.integrations.recbole import law_expectations
+    rng = np.random.default_rng(7)
+    users, N, M, repeats = 200, 150, 100, 120
+    rank = rng.integers(1, N + 2, users)                 # exact position among N + 1
+    exact = pd.DataFrame({"user": np.arange(users), "position": rank,
+                          "n_nonrelevant": N, "n_negatives": N})
+    observed, distinct, draws = [], [], []
+    for _ in range(repeats):
+        picked = rng.integers(0, N, size=(users, M))     # pool items 0..N-1, best first
+        sets = [np.unique(row) for row in picked]
+        D = np.array([s.size for s in sets])
+        above = np.array([(s < r - 1).sum() for s, r in zip(sets, rank)])
+        observed.append((above + 1 <= 5).mean())
+        frame = exact.assign(position=above + 1, n_negatives=D, n_draws=M)
+        laws = law_expectations(exact, frame, "recall@5")
+        distinct.append(laws["hypergeometric"])
+        draws.append(laws["binomial"])
+    se = np.std(observed, ddof=1) / np.sqrt(repeats)
+    assert abs(np.mean(observed) - np.mean(distinct)) < 4 * se, (np.mean(observed),
+                                                                   np.mean(distinct), se)
+    assert abs(np.mean(observed) - np.mean(draws)) > 10 * se, (np.mean(observed),
+                                                               np.mean(draws), se)
