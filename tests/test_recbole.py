@@ -118,3 +118,24 @@ def test_correct_uses_the_law_of_the_evaluator(data_path):
     assert len(draws) == record.frame().n_draws.sum()            # every draw of every positive
     with pytest.raises(ValueError, match="popularity-sampled draws allow the corrections"):
         record.correct(["recall@10"], ["cls"])
+
+
+def test_the_docs_script_runs_as_written(data_path, capsys, monkeypatch):
+    """docs/recbole.md's script, on the local toy dataset instead of RecBole's ML-100K
+    download (the only change), with RecBole's default best-model reload."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "docs" / "recbole.md").read_text()
+    script = text.split("```python\n")[1].split("```")[0]
+    original = 'Config(model="BPR", dataset="ml-100k", config_dict={'
+    assert original in script
+    script = script.replace(original, 'Config(model="BPR", dataset="toy", config_dict={'
+                            f'"data_path": {str(data_path)!r}, "epochs": 1, "state": "ERROR", '
+                            '"load_col": {"inter": ["user_id", "item_id", "timestamp"]}, '
+                            '"show_progress": False, '
+                            f'"checkpoint_dir": {str(data_path / "saved_docs")!r}, ')
+    monkeypatch.delenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", raising=False)  # unset after
+    namespace = {}
+    exec(compile(script, "docs/recbole.md", "exec"), namespace)
+    table, result = namespace["record"].correct(["recall@10"], ["sampled"]), namespace["result"]
+    assert round(table.value[0], 4) == result["recall@10"]
+    assert "cls" in capsys.readouterr().out
