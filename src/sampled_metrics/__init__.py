@@ -38,3 +38,8 @@ from .mn import mn_correction
 from .adaptive import adaptive_mle, draw_adaptive
 
 __all__ += ["compare_ranks", "mn_correction", "adaptive_mle", "draw_adaptive"]
+
+# What a published sampled value says about the full-ranking metric (exact LP bounds)
+from .bounds import bound_full_metric, bound_full_metrics
+
+__all__ += ["bound_full_metric", "bound_full_metrics"]

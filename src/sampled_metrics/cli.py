@@ -1,5 +1,6 @@
-"""Command line: ``sampled-metrics correct | estimate | plan | compare`` (see ``--help`` of each;
-``compare`` lives in :mod:`sampled_metrics.compare_cli`)."""
+"""Command line: ``sampled-metrics correct | estimate | plan | compare | bound`` (see ``--help``
+of each; ``compare`` lives in :mod:`sampled_metrics.compare_cli`, ``bound`` in
+:mod:`sampled_metrics.bound_cli`)."""
 from __future__ import annotations
 
 import argparse
@@ -378,6 +379,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .compare_cli import add_compare_parser
     add_compare_parser(sub)
+    from .bound_cli import add_bound_parser
+    add_bound_parser(sub)
     return parser
 
 

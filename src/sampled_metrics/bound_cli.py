@@ -1,0 +1,79 @@
+"""``sampled-metrics bound``: what published sampled values say about the full-ranking
+metric (see ``--help``; the method is :mod:`sampled_metrics.bounds`)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from .bounds import SHAPES, bound_full_metrics, parse_observed
+from .metrics import parse_metric
+from .sampling import SAMPLING_LAWS
+
+__all__ = ["add_bound_parser"]
+
+DESCRIPTION = (
+    "Interval of full-ranking values of each --target consistent with published sampled "
+    "values (--observed): low/high = min/max over rank distributions P(r), r = 1..n, of "
+    "sum_r P(r) T(r) subject to |sum_r P(r) E[M_j(r~)|r] - S_j| <= tol_j for every observed "
+    "M_j = S_j (KDD'20 eq. 16), two exact linear programmes (HiGHS). tol_j is half a unit of "
+    "the last digit printed (0.730 -> 0.0005; 73.0%% is 0.730), or --tolerance; --users U "
+    "adds the allowance for the sampled mean's own noise over U users. --shape "
+    "non-increasing assumes P(1) >= P(2) >= ... >= P(n). Observed values no P can give are "
+    "named.")
+
+SHAPE_NAMES = {"none": None, "non-increasing": "non-increasing"}
+assert set(SHAPE_NAMES.values()) == set(SHAPES)
+
+
+def add_bound_parser(sub) -> None:
+    """Add the ``bound`` sub-command to the ``sampled-metrics`` parser."""
+    p = sub.add_parser("bound", help="full-ranking metric implied by published sampled values",
+                       description=DESCRIPTION)
+    p.add_argument("--n", type=int, required=True, help="number of items the held-out item "
+                   "is truly ranked among (true ranks 1..n)")
+    p.add_argument("--m", type=int, required=True, help="sampled irrelevant items per "
+                   "ranking (1 <= m < n)")
+    p.add_argument("--observed", required=True, help="published sampled values, "
+                   "comma-separated metric=value, e.g. hr@10=0.730,ndcg@10=0.447 (fractions, "
+                   "or percentages ending in %%)")
+    p.add_argument("--target", default="recall@10,ndcg@10",
+                   help="comma-separated full-ranking metrics to bound; default %(default)s")
+    p.add_argument("--shape", default="none,non-increasing",
+                   help="comma-separated assumptions on P(r): none, non-increasing; default "
+                        "%(default)s")
+    p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
+                   help="sampled items drawn with (binomial) or without (hypergeometric) "
+                        "replacement; default %(default)s")
+    p.add_argument("--tolerance", type=float, help="half-width of every observed value "
+                   "(default: half a unit of its last printed digit)")
+    p.add_argument("--users", type=int, help="number of users averaged: allow for the "
+                   "sampled means' own noise")
+    p.add_argument("--level", type=float, default=0.95, help="with --users: simultaneous "
+                   "confidence level of the noise allowance (default %(default)s)")
+    p.add_argument("--format", choices=("table", "csv"), default="table")
+    p.set_defaults(func=_cmd_bound)
+
+
+def _cmd_bound(args) -> pd.DataFrame:
+    from .cli import _names
+    try:
+        parse_observed(args.observed)
+    except ValueError as err:
+        raise ValueError(f"--observed {err}") from None
+    targets = []
+    for name in _names(args.target, "--target"):
+        try:
+            targets.append(parse_metric(name))
+        except ValueError as err:
+            raise ValueError(f"--target {name!r}: {err}") from None
+    shapes = []
+    for name in _names(args.shape, "--shape"):
+        if name.lower() not in SHAPE_NAMES:
+            raise ValueError(f"--shape {name!r}: expected none or non-increasing")
+        shapes.append(SHAPE_NAMES[name.lower()])
+    rows = []
+    for shape in shapes:
+        for name, low, high in bound_full_metrics(
+                args.observed, args.n, args.m, targets, args.sampling, args.tolerance, shape,
+                args.users, args.level):
+            rows.append((name, shape or "none", low, high))
+    return pd.DataFrame(rows, columns=["metric", "shape", "low", "high"])

@@ -1,0 +1,335 @@
+"""What a published sampled metric says about the full-ranking metric: exact LP bounds.
+
+A paper reports sampled metrics S_j (the mean of M_j(r~) over its users, each held-out item
+ranked among itself and m sampled items) but not the distribution P(r) of the true ranks r in
+1..n. Every such P gives, by the law of sampled ranks (KDD'20 eq. 16),
+
+    E[S_j] = sum_{r=1}^{n} P(r) a_j(r),       a_j(r) = E[M_j(r~) | r] = sum_{r~} p(r~ | r) M_j(r~),
+
+and the full-ranking value of a target metric T is sum_r P(r) T(r). Both are linear in P, so
+the targets consistent with the published values form an interval whose ends are two linear
+programmes over the probability simplex:
+
+    low / high = min / max_P  sum_r P(r) T(r)
+                 subject to   |sum_r P(r) a_j(r) - S_j| <= tol_j   for every observed j,
+                              P(r) >= 0,  sum_r P(r) = 1.
+
+A vertex of this polytope has at most (number of observed values + 1) ranks with mass, so
+the programmes are tiny in rows and are solved exactly by scipy's HiGHS.
+
+Tolerance. tol_j = rounding_j + noise_j. ``rounding_j`` is half a unit of the last printed
+digit of S_j ("0.730" -> 0.0005; give values as strings to keep trailing zeros: the float
+0.730 reads as "0.73", i.e. 0.005; "73.0%" is read as 0.730 +- 0.0005). ``noise_j`` is zero
+unless the number of users U averaged is given: then the sampled mean's own randomness is
+allowed for. Given the true ranks, the sampled mean has variance (1/U) sum_r P(r) Var[M_j(r~)|r],
+and for a metric with values in [0, c], Var[M|r] <= h(r) (c - h(r)) with h(r) = E[M|r];
+sum_r P(r) h(r)(c - h(r)) <= mu (c - mu) (Jensen, mu = sum_r P(r) h(r)), so
+noise_j = z sqrt(max_mu mu (c - mu) / U) over mu within rounding_j of S_j, with z the normal
+quantile at level ``level``, Bonferroni-adjusted over the observed values (the intervals then
+hold for all of them at once with probability >= ``level``, to the normal approximation).
+
+Shapes (optional assumptions on P):
+
+``None``              any distribution over 1..n (always valid).
+``'non-increasing'``  P(1) >= P(2) >= ... >= P(n): the held-out item is at least as likely at
+                      rank r as at rank r + 1, at every depth. Such a P is a mixture of the
+                      uniform distributions on 1..i (i = 1..n), so the programmes keep their
+                      form with columns a_j and T averaged over 1..i. It holds for the smoothed
+                      rank distribution of a recommender better than random at every depth
+                      (e.g. scores whose quality decays with depth); it does not hold for the
+                      empirical P of a handful of users, nor for a recommender with a second
+                      mode deep in the catalogue (a popularity model ranking niche items last).
+
+Infeasible inputs (no P gives all observed values) raise :class:`InconsistentObservations`
+naming a minimal set of observed values that contradict each other (deletion filter: drop
+each value in turn, keep it only if the rest becomes feasible without it).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+import numpy as np
+from scipy import optimize, stats
+
+from .checks import check_integer
+from .metrics import Metric, parse_metric
+from .sampling import check_nm, expected_metric_matrix, sampled_metric_weights
+
+__all__ = ["SHAPES", "Observation", "InconsistentObservations", "parse_observed",
+           "bound_full_metric", "bound_full_metrics"]
+
+#: Assumptions on the rank distribution P(r) the bounds accept.
+SHAPES = (None, "non-increasing")
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One published sampled value: metric, value (a fraction), rounding half-width, and the
+    text it was given as (``'hr@10=0.730'``) for messages."""
+
+    metric: Metric
+    value: float
+    rounding: float
+    text: str
+
+
+class InconsistentObservations(ValueError):
+    """No rank distribution gives all the observed values; ``conflict`` lists the texts of a
+    minimal subset of them that contradict each other."""
+
+    def __init__(self, message: str, conflict: list[str]):
+        super().__init__(message)
+        self.conflict = conflict
+
+
+def _value_and_rounding(raw) -> tuple[float, float, str]:
+    """(value as a fraction, half a unit of its last printed digit, its text)."""
+    if isinstance(raw, (bool, np.bool_)):
+        raise ValueError(f"expected a number, got the boolean {raw!r}")
+    text = raw.strip() if isinstance(raw, str) else repr(float(raw)) if isinstance(
+        raw, (int, float, np.integer, np.floating)) else None
+    if text is None:
+        raise ValueError(f"expected a number or its printed text, got {raw!r:.60}")
+    percent = text.endswith("%")
+    digits = text[:-1].strip() if percent else text
+    try:
+        dec = Decimal(digits)
+    except InvalidOperation:
+        raise ValueError(f"expected a number, got {text!r}") from None
+    if not dec.is_finite():
+        raise ValueError(f"expected a finite number, got {text!r}")
+    scale = 100.0 if percent else 1.0
+    exponent = dec.as_tuple().exponent
+    rounding = 0.5 * 10.0 ** exponent / scale
+    if isinstance(raw, str) or percent:
+        return float(dec) / scale, rounding, text
+    # a float: its shortest repr ('0.73'); an integral float reads as printed without decimals
+    if float(raw) == int(float(raw)):
+        rounding = 0.5
+    return float(raw), rounding, text
+
+
+def parse_observed(observed) -> list[Observation]:
+    """Observations from a mapping {metric name: value} or a string
+    ``'hr@10=0.730,ndcg@10=0.447'``; values as strings keep their printed digits.
+
+    Raises ValueError naming the entry as given for an unknown metric, a value that is not a
+    number or outside the metric's range, or a metric given twice (``hr@10`` and
+    ``recall@10`` are one metric).
+    """
+    if isinstance(observed, str):
+        items = []
+        for part in (p.strip() for p in observed.split(",")):
+            if not part:
+                continue
+            if "=" not in part:
+                raise ValueError(f"{part!r}: expected metric=value, e.g. hr@10=0.730")
+            name, value = part.split("=", 1)
+            items.append((name.strip(), value.strip(), part))
+    elif hasattr(observed, "items"):
+        items = [(name, value, f"{name}={value}") for name, value in observed.items()]
+    else:
+        raise ValueError(f"observed values must be a mapping metric -> value or a string "
+                         f"'metric=value,...', got {type(observed).__name__}")
+    if not items:
+        raise ValueError("no observed values given")
+    out, seen = [], {}
+    for name, value, text in items:
+        try:
+            metric = parse_metric(name)
+            number, rounding, _ = _value_and_rounding(value)
+        except ValueError as err:
+            raise ValueError(f"{text!r}: {err}") from None
+        top = float(sampled_metric_weights(metric, 1).max()) if metric.kind != "auc" else 1.0
+        if not 0.0 <= number <= top:
+            raise ValueError(f"{text!r}: {metric.name} lies in [0, {top:g}], got {number:g}")
+        if metric.name in seen:
+            raise ValueError(f"{text!r}: {metric.name} is given twice (also as "
+                             f"{seen[metric.name]!r})")
+        seen[metric.name] = text
+        out.append(Observation(metric, number, rounding, text))
+    return out
+
+
+def _tolerances(obs: list[Observation], tolerance, users, level) -> np.ndarray:
+    """tol_j = rounding_j (or the caller's tolerance) + the sampling-noise allowance."""
+    if tolerance is None:
+        tol = np.array([o.rounding for o in obs])
+    elif hasattr(tolerance, "items"):
+        by_name = {parse_metric(k).name: float(v) for k, v in tolerance.items()}
+        unknown = set(by_name) - {o.metric.name for o in obs}
+        if unknown:
+            raise ValueError(f"tolerance given for {sorted(unknown)}, which are not observed")
+        tol = np.array([by_name.get(o.metric.name, o.rounding) for o in obs])
+    else:
+        tol = np.full(len(obs), float(tolerance))
+    if not np.all(np.isfinite(tol)) or np.any(tol < 0):
+        raise ValueError(f"tolerance must be finite and >= 0, got {tolerance!r}")
+    if users is None:
+        return tol
+    users = check_integer("users (number of users averaged)", users, 1)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    z = stats.norm.ppf(1.0 - (1.0 - level) / (2 * len(obs)))
+    noise = np.empty(len(obs))
+    for j, o in enumerate(obs):
+        c = 1.0 / o.metric.k if o.metric.kind == "precision" else 1.0
+        mu = np.clip(c / 2, o.value - tol[j], o.value + tol[j])   # maximiser of mu (c - mu)
+        noise[j] = z * math.sqrt(max(mu * (c - mu), 0.0) / users)
+    return tol + noise
+
+
+def _columns(obs, targets, n, m, sampling, shape) -> tuple[np.ndarray, np.ndarray]:
+    """(A, T): A[j, i] = a_j of column i, T[t, i] = target t of column i; a column is the
+    point mass at rank i (no shape) or the uniform distribution on 1..i (non-increasing)."""
+    A = expected_metric_matrix([sampled_metric_weights(o.metric, m) for o in obs],
+                               np.arange(1, n + 1), n, m, sampling)
+    T = np.stack([t.weights(n) for t in targets]) if targets else np.empty((0, n))
+    if shape == "non-increasing":
+        count = np.arange(1, n + 1)
+        A, T = np.cumsum(A, axis=1) / count, np.cumsum(T, axis=1) / count
+    return A, T
+
+
+def _solve(c, A, lo, hi):
+    """min c.x over x >= 0, sum x = 1, lo <= A x <= hi (HiGHS); the result object."""
+    return optimize.linprog(c, A_ub=np.vstack([A, -A]), b_ub=np.concatenate([hi, -lo]),
+                            A_eq=np.ones((1, A.shape[1])), b_eq=[1.0], bounds=(0, None),
+                            method="highs")
+
+
+def _feasible(A, lo, hi) -> bool:
+    return _solve(np.zeros(A.shape[1]), A, lo, hi).status == 0
+
+
+def _conflict(obs, A, lo, hi) -> list[int]:
+    """Indices of a minimal infeasible subset of the constraints (deletion filter)."""
+    keep = list(range(len(obs)))
+    for j in range(len(obs)):
+        trial = [i for i in keep if i != j]
+        if trial and not _feasible(A[trial], lo[trial], hi[trial]):
+            keep = trial
+    return keep
+
+
+def _check_shape(shape):
+    if shape not in SHAPES:
+        raise ValueError(f"unknown shape {shape!r}; expected None or 'non-increasing'")
+    return shape
+
+
+def bound_full_metrics(observed, n: int, m: int, targets, sampling: str = "binomial",
+                       tolerance=None, shape: str | None = None, users: int | None = None,
+                       level: float = 0.95) -> list[tuple[str, float, float]]:
+    """:func:`bound_full_metric` for several targets sharing one set of constraints.
+
+    Returns
+    -------
+    list of (target name, low, high), in the order of ``targets``.
+    """
+    n, m = check_nm(n, m, sampling)
+    shape = _check_shape(shape)
+    obs = parse_observed(observed)
+    target_list = [parse_metric(t) for t in ([targets] if isinstance(targets, (str, Metric))
+                                             else targets)]
+    if not target_list:
+        raise ValueError("no target metric given")
+    tol = _tolerances(obs, tolerance, users, level)
+    value = np.array([o.value for o in obs])
+    lo, hi = value - tol, value + tol
+    A, T = _columns(obs, target_list, n, m, sampling, shape)
+    out = []
+    for t, target in enumerate(target_list):
+        low = _solve(T[t], A, lo, hi)
+        if low.status == 2:
+            _raise_infeasible(obs, A, lo, hi, tol, n, shape)
+        high = _solve(-T[t], A, lo, hi)
+        if low.status != 0 or high.status != 0:       # pragma: no cover - solver failure
+            raise RuntimeError(f"HiGHS failed on {target.name}: {low.message} / {high.message}")
+        out.append((target.name, float(low.fun), float(-high.fun)))
+    return out
+
+
+def _raise_infeasible(obs, A, lo, hi, tol, n, shape):
+    conflict = _conflict(obs, A, lo, hi)
+    texts = [obs[j].text for j in conflict]
+    listed = ", ".join(f"{obs[j].text} (+-{tol[j]:.3g})" for j in conflict)
+    under = "" if shape is None else f" with a {shape} P(r)"
+    what = (f"observed value {listed} is impossible" if len(texts) == 1 else
+            f"observed values {listed} contradict each other")
+    raise InconsistentObservations(
+        f"{what}: no distribution of true ranks over n={n} items{under} gives "
+        f"{'it' if len(texts) == 1 else 'them all'}", texts)
+
+
+def bound_full_metric(observed, n: int, m: int, target, sampling: str = "binomial",
+                      tolerance=None, shape: str | None = None, users: int | None = None,
+                      level: float = 0.95) -> tuple[float, float]:
+    """Interval of full-ranking values of ``target`` consistent with published sampled values.
+
+    low, high = min, max over rank distributions P on 1..n of sum_r P(r) T(r), subject to
+    |sum_r P(r) E[M_j(r~) | r] - S_j| <= tol_j for every observed (M_j, S_j) (see the module
+    docstring for the law, the tolerances and the shapes).
+
+    Parameters
+    ----------
+    observed : mapping or str
+        Published sampled values, ``{'hr@10': '0.730', 'ndcg@10': '0.447'}`` or
+        ``'hr@10=0.730,ndcg@10=0.447'``: any metric of :func:`~sampled_metrics.parse_metric`,
+        as fractions (a string may end in ``%``). Strings keep their printed digits, which
+        set the default tolerance.
+    n : int
+        Number of items each held-out item is truly ranked among (true ranks 1..n).
+    m : int
+        Number of sampled irrelevant items per ranking (1 <= m < n).
+    target : str or Metric
+        Full-ranking metric to bound, e.g. ``'recall@10'``.
+    sampling : {'binomial', 'hypergeometric'}
+        Sampled items drawn with or without replacement.
+    tolerance : float or mapping, optional
+        Half-width of each observed value's uncertainty; default half a unit of its last
+        printed digit. A mapping gives it per metric (others keep the default).
+    shape : {None, 'non-increasing'}
+        Assumption on P(r) (module docstring: when it holds).
+    users : int, optional
+        Number of users averaged: adds the allowance for the sampled mean's own noise.
+    level : float
+        Simultaneous confidence level of that allowance (with ``users``).
+
+    Returns
+    -------
+    (low, high) : tuple of float
+
+    Raises
+    ------
+    InconsistentObservations
+        If no P gives all observed values; its message and ``conflict`` name a minimal set
+        of the observed values that contradict each other.
+
+    Examples
+    --------
+    NCF's published HR@10 = 0.730 and NDCG@10 = 0.447 on ML-1M (n = 3706, m = 100):
+
+    >>> low, high = bound_full_metric({"hr@10": "0.730", "ndcg@10": "0.447"}, 3706, 100,
+    ...                               "recall@10")
+    >>> print(f"{low:.3f} {high:.3f}")
+    0.000 0.359
+    >>> low, high = bound_full_metric("hr@10=0.730,ndcg@10=0.447", 3706, 100, "recall@10",
+    ...                               shape="non-increasing")
+    >>> print(f"{low:.3f} {high:.3f}")
+    0.048 0.242
+
+    Values that no rank distribution gives are named (NDCG@10 can never exceed HR@10):
+
+    >>> bound_full_metric("hr@10=0.730,ndcg@10=0.800", 3706, 100, "recall@10")
+    Traceback (most recent call last):
+    ...
+    sampled_metrics.bounds.InconsistentObservations: observed values hr@10=0.730 (+-0.0005), \
+ndcg@10=0.800 (+-0.0005) contradict each other: no distribution of true ranks over n=3706 items \
+gives them all
+    """
+    return bound_full_metrics(observed, n, m, [target], sampling, tolerance, shape, users,
+                              level)[0][1:]
