@@ -47,9 +47,9 @@ each value in turn, keep it only if the rest becomes feasible without it).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 import numpy as np
 from scipy import optimize, stats
@@ -182,15 +182,19 @@ def _tolerances(obs: list[Observation], tolerance, users, level) -> np.ndarray:
     return tol + noise
 
 
-def _columns(obs, targets, n, m, sampling, shape) -> tuple[np.ndarray, np.ndarray]:
+@lru_cache(maxsize=32)
+def _columns(metrics: tuple, targets: tuple, n: int, m: int, sampling: str,
+             shape) -> tuple[np.ndarray, np.ndarray]:
     """(A, T): A[j, i] = a_j of column i, T[t, i] = target t of column i; a column is the
-    point mass at rank i (no shape) or the uniform distribution on 1..i (non-increasing)."""
-    A = expected_metric_matrix([sampled_metric_weights(o.metric, m) for o in obs],
+    point mass at rank i (no shape) or the uniform distribution on 1..i (non-increasing).
+    Cached: they depend on the metrics, not on the observed values (read-only arrays)."""
+    A = expected_metric_matrix([sampled_metric_weights(x, m) for x in metrics],
                                np.arange(1, n + 1), n, m, sampling)
-    T = np.stack([t.weights(n) for t in targets]) if targets else np.empty((0, n))
+    T = np.stack([t.weights(n) for t in targets])
     if shape == "non-increasing":
         count = np.arange(1, n + 1)
         A, T = np.cumsum(A, axis=1) / count, np.cumsum(T, axis=1) / count
+    A.flags.writeable = T.flags.writeable = False
     return A, T
 
 
@@ -240,7 +244,8 @@ def bound_full_metrics(observed, n: int, m: int, targets, sampling: str = "binom
     tol = _tolerances(obs, tolerance, users, level)
     value = np.array([o.value for o in obs])
     lo, hi = value - tol, value + tol
-    A, T = _columns(obs, target_list, n, m, sampling, shape)
+    A, T = _columns(tuple(o.metric for o in obs), tuple(target_list), n, m, sampling,
+                    shape)
     out = []
     for t, target in enumerate(target_list):
         low = _solve(T[t], A, lo, hi)
