@@ -248,12 +248,14 @@ def bound_full_metrics(observed, n: int, m: int, targets, sampling: str = "binom
                     shape)
     out = []
     for t, target in enumerate(target_list):
-        low = _solve(T[t], A, lo, hi)
-        if low.status == 2:
-            _raise_infeasible(obs, A, lo, hi, tol, n, shape)
-        high = _solve(-T[t], A, lo, hi)
-        if low.status != 0 or high.status != 0:       # pragma: no cover - solver failure
-            raise RuntimeError(f"HiGHS failed on {target.name}: {low.message} / {high.message}")
+        low, high = _solve(T[t], A, lo, hi), _solve(-T[t], A, lo, hi)
+        if low.status != 0 or high.status != 0:
+            # infeasible, or HiGHS unsure at the edge of feasibility: decide by a plain
+            # feasibility programme, then name the conflicting values
+            if 2 in (low.status, high.status) or not _feasible(A, lo, hi):
+                _raise_infeasible(obs, A, lo, hi, tol, n, shape)
+            raise RuntimeError(  # pragma: no cover - solver failure on a feasible programme
+                f"HiGHS failed on {target.name}: {low.message} / {high.message}")
         out.append((target.name, float(low.fun), float(-high.fun)))
     return out
 
