@@ -9,6 +9,8 @@ reports M^(r~) (entry ``r~ - 1``) instead of M(r~). Methods:
 ``cls``            minimal bias subject to M^(r~) >= M^(r~ + 1)  ("constrained least squares")
 ``bv``             argmin sum_r p(r) [(E[M^|r] - M(r))^2 + gamma Var[M^|r]]
                    = ((1 - gamma) A^T A + gamma diag(c))^{-1} A^T b                   (eq. 24-25)
+``mapping``        Li et al. (KDD'20): the full top-K read at the sampled top f^{-1}(K),
+                   f(k) = sum_r P(r~ <= k | r) (:mod:`sampled_metrics.mapping`)
 
 with A[r, r~] = sqrt(p(r)) p(r~|r), b[r] = sqrt(p(r)) M(r), c[r~] = sum_r p(r) p(r~|r).
 (KDD'20 eq. 23 prints A[r, r~] = sqrt(p(r) p(r~)); the normal equations of eq. 21 need
@@ -50,6 +52,7 @@ from threadpoolctl import threadpool_limits
 
 from .checks import check_allocation, check_ranks, check_vector
 from .metrics import parse_metric
+from .mapping import mapping_correction
 from .parallel import map_items
 from .sampling import check_nm, narrow_block_rows, rank_pmf, rank_pmf_band, \
     sampled_metric_weights
@@ -60,7 +63,7 @@ __all__ = ["CORRECTIONS", "UnboundedCorrectionWarning", "RankLawMoments", "rank_
 
 log = logging.getLogger(__name__)
 
-CORRECTIONS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv")
+CORRECTIONS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv", "mapping")
 _BV_RE = re.compile(r"^bv[_ -]?(\d*\.?\d+(?:e-?\d+)?)$")
 #: Relative eigenvalue cut-off of the pseudo-inverse used by ``minimal_bias``.
 RCOND = 1e-15
@@ -74,7 +77,7 @@ def parse_correction(method: str, gamma: float | None = None) -> tuple[str, floa
     """Normalise a method name: ``'bv_0.1'`` -> ('bv', 0.1); checks gamma in [0, 1].
 
     Accepted names: sampled (alias none, uncorrected), rank_estimate, minimal_bias (alias mb),
-    cls, bv (with ``gamma``) or bv_<gamma>.
+    cls, bv (with ``gamma``) or bv_<gamma>, mapping (Li et al.'s mapping of cut-offs).
     """
     if not isinstance(method, str):
         raise ValueError(f"correction method must be a string, got {method!r}")
@@ -90,7 +93,7 @@ def parse_correction(method: str, gamma: float | None = None) -> tuple[str, floa
         name, gamma = "bv", float(match.group(1))
     if name not in CORRECTIONS:
         raise ValueError(f"unknown correction method {method!r}; expected one of "
-                         f"sampled, rank_estimate, minimal_bias, cls, bv_<gamma>")
+                         f"sampled, rank_estimate, minimal_bias, cls, bv_<gamma>, mapping")
     if name == "bv":
         if gamma is None:
             raise ValueError("method 'bv' needs gamma in [0, 1], e.g. 'bv_0.1'")
@@ -393,7 +396,8 @@ def _needs_moments(parsed) -> bool:
     return any(name in ("minimal_bias", "cls", "bv") for name, _ in parsed)
 
 
-def _correction_array(metric_list, n: int, m: int, parsed, mom) -> np.ndarray:
+def _correction_array(metric_list, n: int, m: int, parsed, mom,
+                      sampling: str = "binomial") -> np.ndarray:
     """Correction vectors from the moments ``mom`` for n: array (K, E, m+1), [k, e] = M^ of
     metric k and method e (``parsed`` from :func:`parse_correction`)."""
     out = np.empty((len(metric_list), len(parsed), m + 1))
@@ -416,6 +420,8 @@ def _correction_array(metric_list, n: int, m: int, parsed, mom) -> np.ndarray:
                 out[k, e] = metric(rank_estimate_ranks(n, m), n)
             elif name == "cls":
                 out[k, e] = _solve_cls(mom, k, eig, system)
+            elif name == "mapping":
+                out[k, e] = mapping_correction(metric, n, m, sampling)
     return out
 
 
@@ -464,7 +470,7 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
     prior = _check_prior(prior, n)
     mom = (rank_law_moments(metric_list, n, m, sampling, prior, narrow_blocks=narrow_blocks)
            if _needs_moments(parsed) else None)
-    arr = _correction_array(metric_list, n, m, parsed, mom)
+    arr = _correction_array(metric_list, n, m, parsed, mom, sampling)
     return {(metric.name, correction_label(name, gamma)): arr[k, e]
             for k, metric in enumerate(metric_list) for e, (name, gamma) in enumerate(parsed)}
 
@@ -612,7 +618,7 @@ def _node(n, metric_names, parsed, m, sampling):
     mom = rank_law_moments(metric_list, n, m, sampling) if _needs_moments(parsed) else None
     flat = (None if mom is None else
             np.concatenate([mom.gram.ravel(), mom.atb.ravel(), mom.c, mom.btb]))
-    return flat, _correction_array(metric_list, n, m, parsed, mom)
+    return flat, _correction_array(metric_list, n, m, parsed, mom, sampling)
 
 
 def _unflatten(flat, n, metric_names, m, sampling) -> RankLawMoments:
@@ -659,7 +665,7 @@ def _interpolated(n_chunk, interp, metric_names, parsed, m, sampling) -> np.ndar
     out = np.empty((len(n_chunk), len(metric_list), len(parsed), m + 1))
     for j, n in enumerate(n_chunk):
         mom = _unflatten(interp(int(n)), int(n), metric_names, m, sampling)
-        out[j] = _correction_array(metric_list, int(n), m, parsed, mom)
+        out[j] = _correction_array(metric_list, int(n), m, parsed, mom, sampling)
     return out
 
 
