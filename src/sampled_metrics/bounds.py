@@ -146,6 +146,7 @@ def parse_observed(observed) -> list[Observation]:
         top = float(sampled_metric_weights(metric, 1).max()) if metric.kind != "auc" else 1.0
         if not 0.0 <= number <= top:
             raise ValueError(f"{text!r}: {metric.name} lies in [0, {top:g}], got {number:g}")
+        metric = metric.one_item()          # one relevant item: hit = recall, mrr = ap
         if metric.name in seen:
             raise ValueError(f"{text!r}: {metric.name} is given twice (also as "
                              f"{seen[metric.name]!r})")

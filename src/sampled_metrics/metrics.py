@@ -78,6 +78,11 @@ class Metric:
         """Canonical string name, e.g. ``'recall@10'``, ``'ap'``."""
         return self.kind if self.k is None else f"{self.kind}@{self.k}"
 
+    def one_item(self) -> "Metric":
+        """The metric of the same value M(r) for one relevant item: ``hit@k`` -> ``recall@k``,
+        ``mrr@k`` -> ``ap@k``, any other itself."""
+        return Metric(_ONE_ITEM.get(self.kind, self.kind), self.k)
+
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.name
 
