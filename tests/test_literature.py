@@ -41,6 +41,9 @@ def test_intervals_inconsistencies_and_orderings(tmp_path):
     assert verdicts[("A > C (hr@10 0.730 vs 0.2983)", "recall@10", "none")] == "n.a."
     page = (tmp_path / "page.md").read_text()
     assert "[0.048, 0.242]" in page and "src" in page
+    # the unconfirmed orderings: one line per pair, a verdict per target and shape
+    line = next(x for x in page.splitlines() if "A > B (hr@10 0.730 vs 0.300)" in x)
+    assert line.count("not confirmed") == 3 and line.count("| confirmed") == 1
 
 
 def test_the_shipped_curated_file_reads():

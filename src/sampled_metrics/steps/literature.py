@@ -145,6 +145,13 @@ def _page(published, lit, orders) -> str:
                              aggfunc="first", sort=False)
     wide.columns = [f"{t} ({s})" for t, s in wide.columns]
     counts = orders.groupby(["target", "shape", "verdict"]).size().unstack(fill_value=0)
+    # one row per published ordering not confirmed under every target and shape, a column each
+    open_pairs = orders.groupby(["paper", "table", "dataset", "published"], sort=False).verdict \
+        .transform(lambda v: (v != "confirmed").any())
+    unconfirmed = orders[open_pairs].pivot_table(
+        index=["paper", "dataset", "published"], columns=["target", "shape"], values="verdict",
+        aggfunc="first", sort=False)
+    unconfirmed.columns = [f"{t} ({s})" for t, s in unconfirmed.columns]
     sources = published.drop_duplicates(["paper", "table"])[["paper", "table", "source",
                                                              "note"]]
     parts = [
@@ -164,10 +171,10 @@ def _page(published, lit, orders) -> str:
         render_markdown(wide.reset_index()),
         "## Published orderings the intervals cannot confirm\n",
         "A published ordering A > B (by HR@10) is confirmed when A's interval lies wholly "
-        "above B's. Counts of the orderings, then those not confirmed:\n",
+        "above B's. Counts of the orderings, then those not confirmed for some target and "
+        "shape (the verdict for each):\n",
         render_markdown(counts.reset_index()),
-        render_markdown(orders[orders.verdict != "confirmed"][
-            ["paper", "dataset", "published", "target", "shape", "verdict"]]),
+        render_markdown(unconfirmed.reset_index()),
         "## Sources\n",
         render_markdown(sources),
     ]
