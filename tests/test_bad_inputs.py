@@ -165,6 +165,15 @@ CLI_CASES = [
      "eta (entropy weight) must be positive"),
     ("estimate --ranks ok.txt --n 100000000 --m 60 --estimator mle --bootstrap 0",
      "the law matrix p(r~ | r) of n = 100000000 true ranks"),
+    ("estimate --ranks ok.txt --n 100000000 --m 60",
+     "the law matrix p(r~ | r) of n = 100000000 true ranks by m+1 = 61 sampled ranks would "
+     "need 45.4 GiB of memory, more than the 8 GiB available; use a smaller size"),
+    ("estimate --ranks ok.txt --n 20000000 --m 10 --bootstrap 100",
+     "--bootstrap 100 estimated distributions over the n = 20000000 true ranks would need "
+     "14.9 GiB"),
+    ("correct --ranks ok.txt --n 200000 --m 100000 --correction cls",
+     "the (m+1) x (m+1) system of the corrections at m = 100000 (and its factorisation) "
+     "would need 149 GiB of memory, more than the 8 GiB available"),
     ("plan --n 1000 --target-bias -1", "target bias must be positive"),
     ("plan --n 1000 --target-bias 0.01 --max-m 5000", "need n > m"),
     ("plan --n 1000 --target-bias 0.01 --prior-ranks binary.txt", "binary.txt: binary data"),
@@ -190,6 +199,55 @@ def test_cli_bad_input(tmp_path, capsys, monkeypatch, argv, expected):
     assert message.startswith(f"sampled-metrics {argv.split()[0]}: error: ")
     assert expected in message, message
     assert files_under(tmp_path) == before
+
+
+TOO_LARGE = ["estimate --ranks ok.txt --n 100000000 --m 60",
+             "correct --ranks ok.txt --n 200000 --m 100000 --correction cls",
+             "estimate --ranks ok.txt --n 3000000 --m 60 --metric recall@10,ndcg@10,ap",
+             "plan --n 1000000000000 --target-bias 0.01"]
+
+
+@pytest.mark.parametrize("argv", TOO_LARGE)
+def test_cli_refuses_sizes_before_allocating(tmp_path, capsys, monkeypatch, argv):
+    """A size that does not fit is refused before any array of it is made: numpy's
+    allocations (traced by tracemalloc) stay small until the error."""
+    import tracemalloc
+
+    import sampled_metrics.estimators  # noqa: F401  (imports are not what is measured)
+    import sampled_metrics.planning  # noqa: F401
+    _inputs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SAMPLED_METRICS_MEMORY", str(1 << 30))
+    tracemalloc.start()
+    try:
+        code = main(argv.split())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert code == 2
+    assert "would need" in one_line(capsys.readouterr().err)
+    assert peak < 64 << 20, f"{peak / 2 ** 20:.0f} MiB allocated before the refusal"
+
+
+def test_cli_size_check_knows_the_address_space_limit(tmp_path):
+    """Under ``ulimit -v`` the check counts the memory the limit leaves, not the machine's:
+    one line, not numpy's MemoryError."""
+    _inputs(tmp_path)
+    script = ("import resource, sys\n"
+              "from sampled_metrics.cli import main\n"
+              "mapped = int(open('/proc/self/statm').read().split()[0]) * 4096\n"
+              "resource.setrlimit(resource.RLIMIT_AS, (mapped + (1 << 30), "
+              "resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
+              "sys.exit(main(sys.argv[1:]))\n")
+    env = {k: v for k, v in os.environ.items() if k != "SAMPLED_METRICS_MEMORY"}
+    proc = subprocess.run([sys.executable, "-c", script, "estimate", "--ranks", "ok.txt",
+                           "--n", "4000000", "--m", "60", "--bootstrap", "0"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    message = one_line(proc.stderr)
+    assert message.startswith("sampled-metrics estimate: error: the law matrix p(r~ | r) of "
+                              "n = 4000000 true ranks by m+1 = 61 sampled ranks would need "
+                              "1.82 GiB of memory, more than the "), message
 
 
 @pytest.mark.parametrize("name, text", [("bom", "\ufeff5\n7\n"), ("trailing blank lines",

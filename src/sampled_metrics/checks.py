@@ -75,14 +75,53 @@ def check_vector(name: str, v, length: int | None = None) -> np.ndarray:
 
 def available_memory() -> int:
     """Bytes of memory this process may use: ``SAMPLED_METRICS_MEMORY`` (bytes) if set, else
-    the physical memory of the machine."""
+    the physical memory of the machine, or less where a limit says so: the address-space
+    limit (``ulimit -v``) less what the process already maps, or the memory limit of its
+    control group (a container's or a batch job's)."""
     env = os.environ.get("SAMPLED_METRICS_MEMORY")
     if env:
         return int(float(env))
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        limits = [os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")]
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return 1 << 40
+        limits = [1 << 40]
+    return min(limits + _address_space_left() + _cgroup_limit())
+
+
+def _address_space_left() -> list[int]:
+    """[RLIMIT_AS minus the current address space], or [] without such a limit."""
+    try:
+        import resource
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY:
+            return []
+        with open("/proc/self/statm") as statm:
+            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        return [max(0, soft - mapped)]
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not Linux
+        return []
+
+
+def _cgroup_limit() -> list[int]:
+    """[the smallest memory limit of the control groups seen], or [] without one: cgroup v2
+    (this process's group, and the root as a container sees it) and v1."""
+    files = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
+    try:
+        with open("/proc/self/cgroup") as groups:
+            files += [f"/sys/fs/cgroup{line.split(':', 2)[2].strip().rstrip('/')}/memory.max"
+                      for line in groups if line.startswith("0::")]
+    except OSError:
+        pass
+    limits = []
+    for name in files:
+        try:
+            with open(name) as limit:
+                text = limit.read().strip()
+            if text != "max" and int(text) < 1 << 60:      # v1 writes "no limit" as ~2^63
+                limits.append(int(text))
+        except (OSError, ValueError):
+            continue
+    return [min(limits)] if limits else []
 
 
 def format_bytes(n: float) -> str:

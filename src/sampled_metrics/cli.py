@@ -168,10 +168,13 @@ def _correct_long(args) -> pd.DataFrame:
 
 
 def _cmd_estimate(args) -> pd.DataFrame:
-    from .estimators import sampled_rank_histogram
+    from .estimators import check_law_matrix_size, sampled_rank_histogram
     n, m, sampling = _resolve_inputs(args)
     _check_bootstrap(args)
     processes = _check_processes(args.processes)
+    check_law_matrix_size(n, m)          # the largest arrays, refused before any is made
+    check_allocation(args.bootstrap * n, f"--bootstrap {args.bootstrap} estimated "
+                     f"distributions over the n = {n} true ranks")
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(_names(args.metric, "metric"))
     names = _names(args.estimator, "estimator")

@@ -174,6 +174,8 @@ def rank_law_moments(metrics, n: int, m: int, sampling: str = "binomial", prior=
     n, m = check_nm(n, m, sampling)
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
     check_allocation((2 + len(metric_list)) * n, f"the rank law over the n = {n} items")
+    check_allocation(2 * (m + 1) ** 2, f"the (m+1) x (m+1) system of the corrections at "
+                     f"m = {m} (and its factorisation)")
     p = _check_prior(prior, n)
     if p is None and not narrow_blocks:
         return _uniform_moments(tuple(metric_list), n, m, sampling, direct)

@@ -39,8 +39,8 @@ from .metrics import parse_metric
 from .parallel import map_items
 from .sampling import check_nm, rank_pmf
 
-__all__ = ["sampled_rank_histogram", "mixture_matrix", "mle", "weight_function", "wmle",
-           "WMLE_READINGS", "expected_weights", "mes",
+__all__ = ["sampled_rank_histogram", "mixture_matrix", "check_law_matrix_size", "mle",
+           "weight_function", "wmle", "WMLE_READINGS", "expected_weights", "mes",
            "mes_kkt_residual", "bv_distribution", "MLE_SOLVERS", "estimate_rank_distribution",
            "estimate_from_histogram", "estimate_many", "estimate_batches", "mle_rows",
            "parse_estimator", "metric_from_distribution", "ESTIMATORS"]
@@ -114,10 +114,16 @@ def mixture_matrix(n: int, m: int, sampling: str = "binomial") -> np.ndarray:
     return _mixture_matrix(n, m, sampling)
 
 
-@lru_cache(maxsize=4)
-def _mixture_matrix(n: int, m: int, sampling: str) -> np.ndarray:
+def check_law_matrix_size(n: int, m: int) -> None:
+    """ValueError unless the n x (m+1) law matrix of :func:`mixture_matrix`, which every
+    estimator builds, fits in memory (checked before anything is allocated)."""
     check_allocation(n * (m + 1), f"the law matrix p(r~ | r) of n = {n} true ranks by m+1 = "
                      f"{m + 1} sampled ranks")
+
+
+@lru_cache(maxsize=4)
+def _mixture_matrix(n: int, m: int, sampling: str) -> np.ndarray:
+    check_law_matrix_size(n, m)
     A = np.empty((n, m + 1))
     rows = max(1, 2_000_000 // (m + 1))
     for lo in range(0, n, rows):
