@@ -470,6 +470,8 @@ def _corrupt(path: Path) -> Path:
 DATA_CASES = [
     ("huge id", lambda p: _ml1m_zip(p, GOOD + "123456789012345678901234::1::4::5\n"),
      "line 21: user '123456789012345678901234' is too large for a 64-bit integer"),
+    ("huge timestamp", lambda p: _ml1m_zip(p, GOOD + "1::1::4::9223372036854775808\n"),
+     "line 21: timestamp '9223372036854775808' is too large for a 64-bit integer"),
     ("three fields", lambda p: _ml1m_zip(p, GOOD + "1::2::3\n"), "line 21: expected 4 fields"),
     ("letters", lambda p: _ml1m_zip(p, GOOD + "1::x::3::4\n"), "line 21: expected 4 fields"),
     ("blank line inside", lambda p: _ml1m_zip(p, GOOD + "\n" + GOOD), "line 21: expected"),
@@ -497,6 +499,40 @@ def test_data_file_fault(tmp_path, name, make, expected):
     assert expected in message, message
     assert message.startswith("my/ml-1m.zip (dataset 'mine')"), message
     assert not out.exists() and not list((tmp_path).rglob(".split.npz.*"))
+
+
+@pytest.mark.parametrize("row, expected", [
+    ("1,3,9223372036854775808", "line 3: time ('ts') '9223372036854775808' is too large for "
+                                "a 64-bit integer"),
+    ("1,3,18446744073709551615", "line 3: time ('ts') '18446744073709551615' is too large"),
+    ("1,3,18446744073709551616", "line 3: time ('ts') '18446744073709551616' is too large"),
+    ("1,3,-9223372036854775809", "line 3: time ('ts') '-9223372036854775809' is too large"),
+    ("1,3,1e19", "line 3: time ('ts') '1e+19' is too large for a 64-bit integer"),
+    ("9223372036854775808,3,5", "line 3: user ('uid') '9223372036854775808' is too large"),
+    ("1,1e19,5", "line 3: item ('iid') '1e+19' is too large for a 64-bit integer"),
+])
+def test_interactions_beyond_64_bits(tmp_path, row, expected):
+    """Ids and times that do not fit in int64 are refused, not wrapped to -2**63."""
+    archive = tmp_path / "mine.csv"
+    archive.write_text("uid,iid,ts\n1,2,5\n" + row + "\n2,1,1\n2,2,2\n")
+    out = tmp_path / "out" / "split.npz"
+    spec = {"format": "interactions", "path": "my/mine.csv", "md5": "0" * 32,
+            "user_col": "uid", "item_col": "iid", "time_col": "ts"}
+    with pytest.raises(DataError) as err:
+        make_split(archive, spec, out, name="mine")
+    message = one_line(str(err.value))
+    assert message.startswith("my/mine.csv (dataset 'mine'): "), message
+    assert expected in message, message
+    assert not out.exists()
+
+
+def test_interactions_at_the_64_bit_edges(tmp_path):
+    """The largest and smallest int64 times are read exactly."""
+    from sampled_metrics.datasets import read_interactions_file
+    path = tmp_path / "edges.csv"
+    path.write_text("uid,iid,ts\n1,2,9223372036854775807\n1,3,-9223372036854775808\n")
+    frame = read_interactions_file(path, user_col="uid", item_col="iid", time_col="ts")
+    assert frame.timestamp.tolist() == [2 ** 63 - 1, -2 ** 63]
 
 
 @pytest.mark.parametrize("variant", ["bom", "trailing blank lines", "crlf"])

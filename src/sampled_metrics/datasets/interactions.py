@@ -6,6 +6,7 @@ import csv
 import importlib.util
 import io
 import os
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -191,16 +192,8 @@ def _interaction_frame(frame: pd.DataFrame, wanted: dict, name: str, where: str,
         if missing.any():
             row = int(np.argmax(missing))
             raise DataError(f"{name}: {place(row)}: empty {key} ({wanted[key]!r})")
-        if pd.api.types.is_integer_dtype(col.dtype):
-            out[key] = col.to_numpy(dtype=np.int64)
-        elif pd.api.types.is_float_dtype(col.dtype):
-            values = col.to_numpy(dtype=np.float64)
-            bad = values != np.floor(values)
-            if bad.any():
-                row = int(np.argmax(bad))
-                raise DataError(f"{name}: {place(row)}: {key} ({wanted[key]!r}) is not an "
-                                f"integer: {values[row]!r}")
-            out[key] = values.astype(np.int64)
+        if pd.api.types.is_numeric_dtype(col.dtype):
+            out[key] = _int64(col, f"{key} ({wanted[key]!r})", name, place)
         else:
             labels, codes = np.unique(col.astype(str).to_numpy(), return_inverse=True)
             out[key] = codes.astype(np.int64)
@@ -223,22 +216,45 @@ def _interaction_frame(frame: pd.DataFrame, wanted: dict, name: str, where: str,
     return result
 
 
+def _int64(col: pd.Series, what: str, name: str, place, shown: pd.Series | None = None
+           ) -> np.ndarray:
+    """A numeric column as int64; DataError at the first value that is not an integer or
+    does not fit in 64 bits (rather than wrapping around: 2**63 is not -2**63). ``shown``:
+    the column as read, for the message and the exact value (default ``col``)."""
+    shown = col if shown is None else shown
+    if pd.api.types.is_signed_integer_dtype(col.dtype):
+        return col.to_numpy(dtype=np.int64)
+    if pd.api.types.is_unsigned_integer_dtype(col.dtype):
+        values = col.to_numpy()
+        out, edge = values.astype(np.int64), np.flatnonzero(values > np.iinfo(np.int64).max)
+    else:
+        values = col.to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(values) | (values != np.floor(values))
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise DataError(f"{name}: {place(row)}: {what} is not an integer: "
+                            f"{str(shown.iloc[row])!r}")
+        # float64 rounds 2**63 - 1 up to 2**63: such values are read again from their text
+        edge = np.flatnonzero(np.abs(values) >= 2.0 ** 63)
+        out = np.where(np.abs(values) < 2.0 ** 63, values, 0.0).astype(np.int64)
+    for row in edge:
+        value = int(Decimal(str(shown.iloc[row]).strip()))
+        if not -2 ** 63 <= value < 2 ** 63:
+            raise DataError(f"{name}: {place(row)}: {what} {str(shown.iloc[row])!r} is too "
+                            f"large for a 64-bit integer")
+        out[row] = value
+    return out
+
+
 def _timestamps(col: pd.Series, label: str, name: str, place) -> np.ndarray:
     """Integer seconds: integer column as is, ISO 8601 dates converted (UTC)."""
     if col.isna().any():
         row = int(np.argmax(col.isna().to_numpy()))
         raise DataError(f"{name}: {place(row)}: empty time ({label!r})")
-    if pd.api.types.is_integer_dtype(col.dtype):
-        return col.to_numpy(dtype=np.int64)
-    numbers = pd.to_numeric(col, errors="coerce")
+    numbers = col if pd.api.types.is_numeric_dtype(col.dtype) else pd.to_numeric(
+        col, errors="coerce")
     if numbers.notna().any():  # numeric time: every value must be an integer
-        values = numbers.to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(values) | (values != np.floor(values))
-        if bad.any():
-            row = int(np.argmax(bad))
-            raise DataError(f"{name}: {place(row)}: time ({label!r}) is not an integer: "
-                            f"{col.iloc[row]!r}")
-        return values.astype(np.int64)
+        return _int64(numbers, f"time ({label!r})", name, place, shown=col)
     dates = pd.to_datetime(col.astype(str), format="ISO8601", utc=True, errors="coerce")
     bad = dates.isna().to_numpy()
     if bad.any():
