@@ -128,6 +128,14 @@ CLI_CASES = [
      "--gamma 0.5 only applies to the correction 'bv'"),
     ("correct --ranks ok.txt --n 1000 --m 60 --level 1.5", "--level must lie in (0, 1)"),
     ("correct --ranks ok.txt --n 1000 --m 60 --bootstrap -1", "--bootstrap must be >= 0"),
+    ("correct --ranks ok.txt --n 1000 --m 60 --bootstrap 1",
+     "--bootstrap 1 is too few draws for a 95% interval (each tail needs a draw): give at "
+     "least 40, or 0 for none"),
+    ("estimate --ranks ok.txt --n 1000 --m 60 --bootstrap 39",
+     "--bootstrap 39 is too few draws for a 95% interval"),
+    ("estimate --ranks ok.txt --n 1000 --m 60 --level 0.99",
+     "--bootstrap 100 is too few draws for a 99% interval (each tail needs a draw): give at "
+     "least 200, or 0 for none"),
     ("correct --ranks ok.txt --n 1000 --m 60 --bootstrap 100000000",
      "--bootstrap 100000000 draws of the m+1 = 61 rank frequencies would need"),
     ("correct --ranks ok.txt --n 1000000000000 --m 60", "items would need"),
@@ -199,6 +207,16 @@ def test_cli_bad_input(tmp_path, capsys, monkeypatch, argv, expected):
     assert message.startswith(f"sampled-metrics {argv.split()[0]}: error: ")
     assert expected in message, message
     assert files_under(tmp_path) == before
+
+
+def test_cli_bootstrap_minimum_makes_an_interval(tmp_path, capsys):
+    """The smallest --bootstrap accepted gives an interval with a draw beyond each end."""
+    _inputs(tmp_path)
+    assert main(["correct", "--ranks", str(tmp_path / "ok.txt"), "--n", "1000", "--m", "60",
+                 "--metric", "auc", "--correction", "sampled", "--bootstrap", "40",
+                 "--format", "csv"]) == 0
+    row = capsys.readouterr().out.splitlines()[1].split(",")
+    assert float(row[4]) < float(row[2]) < float(row[5])
 
 
 TOO_LARGE = ["estimate --ranks ok.txt --n 100000000 --m 60",

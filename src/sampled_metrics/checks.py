@@ -6,12 +6,13 @@ the memory this machine has is refused before it is tried, with the size it woul
 """
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
 
 __all__ = ["check_integer", "check_ranks", "check_vector", "check_allocation",
-           "available_memory", "format_bytes"]
+           "check_bootstrap_draws", "available_memory", "format_bytes"]
 
 
 def check_integer(name: str, value, minimum: int | None = None) -> int:
@@ -71,6 +72,20 @@ def check_vector(name: str, v, length: int | None = None) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite, got NaN or infinity")
     return arr
+
+
+def check_bootstrap_draws(name: str, draws: int, level: float) -> int:
+    """``draws`` for a percentile bootstrap interval at ``level``: 0 (no interval) or enough
+    that each tail beyond the interval holds a draw, draws (1 - level) / 2 >= 1 (40 at 0.95;
+    fewer give the range of the draws, or one draw twice)."""
+    draws = check_integer(name, draws, 0)
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    need = math.ceil(round(2 / (1 - level), 9))
+    if 0 < draws < need:
+        raise ValueError(f"{name} {draws} is too few draws for a {100 * level:g}% interval "
+                         f"(each tail needs a draw): give at least {need}, or 0 for none")
+    return draws
 
 
 def available_memory() -> int:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .checks import check_allocation
+from .checks import check_allocation, check_bootstrap_draws
 from .corrections import UnboundedCorrectionWarning, apply_correction, correction_label, \
     correction_vectors, parse_correction
 from .logs import cli_logging, progress
@@ -83,10 +83,9 @@ def _interval(samples: np.ndarray, level: float) -> tuple[float, float]:
 
 
 def _check_bootstrap(args) -> None:
-    if args.bootstrap < 0:
-        raise ValueError(f"--bootstrap must be >= 0, got {args.bootstrap}")
     if not 0 < args.level < 1:
         raise ValueError(f"--level must lie in (0, 1), got {args.level}")
+    check_bootstrap_draws("--bootstrap", args.bootstrap, args.level)
     if args.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {args.seed}")
 
@@ -287,7 +286,8 @@ def _add_input_options(p, bootstrap: int) -> None:
                    "sampling repeat to read (default 0)")
     p.add_argument("--bootstrap", type=int, default=bootstrap,
                    help="bootstrap draws over users for the confidence interval "
-                        "(default %(default)s; 0 = none)")
+                        "(default %(default)s; 0 = none; at least 2 / (1 - level), "
+                        "40 at level 0.95)")
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of the interval (default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
