@@ -88,7 +88,9 @@ def _inputs(d: Path) -> None:
                          "nan_exact": {"exact": np.full(50, np.nan)},
                          "banana": {"tie": np.array("banana")},
                          "float_items": {"n_items": np.array(400.9)},
-                         "twice_users": {"users": np.zeros(50, dtype=np.int64)}}.items():
+                         "twice_users": {"users": np.zeros(50, dtype=np.int64)},
+                         "few_candidates": {"n_u": np.r_[np.full(48, 400), 60, 30],
+                                            "exact": np.ones(50, dtype=np.int64)}}.items():
         np.savez(d / f"{name}.npz", **{**arrays, **change})
 
 
@@ -163,6 +165,10 @@ CLI_CASES = [
     ("correct --ranks banana.npz", "banana.npz: tie must be one of"),
     ("correct --ranks float_items.npz", "float_items.npz: 'n_items' must be an integer"),
     ("correct --ranks twice_users.npz", "twice_users.npz: users must be distinct"),
+    ("correct --ranks few_candidates.npz",
+     "few_candidates.npz: sampled ranks for m=60: 2 of 50 users have n_u <= m = 60 "
+     "candidates (smallest n_u: 30); the corrections need n_u > m"),
+    ("estimate --ranks few_candidates.npz", "few_candidates.npz: sampled ranks for m=60: 2 of"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator foo", "unknown estimation method"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator ,", "no estimator given"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator mle --C 5",
@@ -607,6 +613,12 @@ LIBRARY_CASES = [
                                          n_u=np.array([5, 5]), sampled={3: np.array([[1, 9]])},
                                          n_items=5, sampling="binomial", tie="random", seed=0),
      "sampled ranks for m=3 must lie in 1..m+1=4"),
+    ("rank file n_u <= m", lambda: RankFile(users=np.arange(2), exact=np.array([1, 2]),
+                                            n_u=np.array([5, 3]), sampled={3: np.ones((1, 2),
+                                                                                  dtype=int)},
+                                            n_items=5, sampling="binomial", tie="random",
+                                            seed=0),
+     "sampled ranks for m=3: 1 of 2 users have n_u <= m = 3 candidates (smallest n_u: 3)"),
     ("rank file law", lambda: RankFile(users=np.arange(1), exact=np.array([1]),
                                        n_u=np.array([5]), sampled={}, n_items=5,
                                        sampling="uniform", tie="random", seed=0),

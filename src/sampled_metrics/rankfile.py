@@ -10,7 +10,8 @@ key                 shape         meaning
 ``schema``          ()            :data:`SCHEMA`, the version of this layout
 ``users``           (U,)          evaluated user indices (of the split)
 ``exact``           (U,)          exact rank r_u among the user's n_u candidates (1..n_u)
-``n_u``             (U,)          candidates of the user (items not in its training set)
+``n_u``             (U,)          candidates of the user (items not in its training set,
+                                  the held-out item included); n_u > m for every m
 ``n_items``         ()            |I|, the number of items of the dataset
 ``m_values``        (k,)          sample sizes m with sampled ranks, ascending
 ``sampled_m<m>``    (R_m, U)      sampled rank r~ (1..m+1) of each user in each of R_m repeats
@@ -32,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .atomic import atomic_output
-from .sampling import SAMPLING_LAWS
+from .sampling import SAMPLING_LAWS, check_candidates
 from .textfile import check_readable
 
 __all__ = ["SCHEMA", "RankFile", "read_rank_file"]
@@ -136,6 +137,10 @@ class RankFile:
             if s.size and (s.min() < 1 or s.max() > m + 1):
                 raise ValueError(f"sampled ranks for m={m} must lie in 1..m+1={m + 1}, got "
                                  f"{s.min()}..{s.max()}")
+            try:
+                check_candidates(n_u, m)
+            except ValueError as err:
+                raise ValueError(f"sampled ranks for m={m}: {err}") from None
 
     def write(self, path) -> Path:
         """Write the npz atomically (never a partial file under ``path``)."""

@@ -26,7 +26,7 @@ from scipy import special
 from .checks import check_integer, check_ranks, check_vector
 from .metrics import parse_metric
 
-__all__ = ["SAMPLING_LAWS", "check_nm", "rank_pmf", "rank_pmf_band", "log_rank_pmf", "expected_sampled_metric",
+__all__ = ["SAMPLING_LAWS", "check_nm", "check_candidates", "rank_pmf", "rank_pmf_band", "log_rank_pmf", "expected_sampled_metric",
            "expected_metric_matrix", "draw_sampled_ranks", "sampled_metric_weights",
            "narrow_block_rows"]
 
@@ -49,6 +49,18 @@ def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:
         raise ValueError(f"need n > m: cannot sample m={m_int} irrelevant items from "
                          f"n - 1={n_int - 1} others")
     return n_int, m_int
+
+
+def check_candidates(n_u, m: int) -> None:
+    """ValueError (one line) unless every user has more candidates than sampled items,
+    n_u > m: :func:`check_nm` for each user, whose sampled rank's law (and so every
+    correction) is that of n = n_u items."""
+    n_u = np.asarray(n_u)
+    short = n_u <= m
+    if short.any():
+        raise ValueError(f"{int(short.sum())} of {n_u.size} users have n_u <= m = {m} "
+                         f"candidates (smallest n_u: {int(n_u.min())}); the corrections need "
+                         f"n_u > m")
 
 
 def _check_ranks(r, n: int) -> np.ndarray:

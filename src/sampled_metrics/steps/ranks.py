@@ -24,6 +24,7 @@ from ..datasets import Split, load_split
 from ..evaluation import evaluate
 from ..protocols import BLOCK_USERS, check_sample_size
 from ..rankfile import RankFile, read_rank_file
+from ..sampling import check_candidates
 from ..recommenders import KINDS, Recommender, load_model, make_recommender, save_model
 from ..seeds import derive_seed
 
@@ -266,11 +267,11 @@ def _protocol(split: Split, dataset: str, sample_sizes: dict, sampling: str,
             check_sample_size(n_candidates, m, sampling)
         except ValueError as err:
             raise ValueError(f"dataset {dataset!r}: {err}") from None
-        if n_candidates.size and n_candidates.min() <= m:
-            raise ValueError(f"dataset {dataset!r}: {int((n_candidates <= m).sum())} users "
-                             f"have n_u <= m = {m} candidates (smallest n_u: "
-                             f"{int(n_candidates.min())}); the corrections need n_u > m: use "
-                             f"a smaller m or drop those users")
+        try:
+            check_candidates(n_candidates, m)
+        except ValueError as err:
+            raise ValueError(f"dataset {dataset!r}: {err}: use a smaller m or drop those "
+                             f"users") from None
     return sizes, None
 
 
