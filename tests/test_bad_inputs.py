@@ -22,6 +22,7 @@ from sampled_metrics.cli import main
 from sampled_metrics.configcheck import ConfigError, check_config, load_yaml_strict
 from sampled_metrics.corrections import apply_correction
 from sampled_metrics.datasets import DataError, make_split
+from sampled_metrics.evaluation import check_sampled_ranks_size
 from sampled_metrics.metrics import metric_value, metric_weights
 from sampled_metrics.protocols import check_sample_size
 from sampled_metrics.rankfile import RankFile, read_rank_file
@@ -398,6 +399,24 @@ CONFIG_CASES = [
                                     "1024, found 3000"),
     ("ranks.users_per_shard", 0, "config key ranks.users_per_shard: expected minimum 1024"),
     ("ranks.shards", 4, "config key ranks: unknown key 'shards'"),
+    ("study.repeats", 10 ** 9, "config key study.repeats: 1000000000 repeats of the sampled "
+                              "ranks of the 300 users of dataset 'synthetic' at m = 50, 49, 99 "
+                              "would need 3.27 TiB of memory, more than the "),
+    (("datasets", "mine"), {"format": "interactions", "path": "mine.csv", "md5": "0" * 32,
+                            "user_col": "id", "item_col": "id", "time_col": "t"},
+     "config key datasets.mine: user_col and item_col both name column 'id'; each must name "
+     "its own column"),
+    (("datasets", "mine"), {"format": "interactions", "path": "mine.csv", "md5": "0" * 32,
+                            "user_col": "u", "item_col": "i", "time_col": "t",
+                            "rating_col": "t"},
+     "config key datasets.mine: time_col and rating_col both name column 't'"),
+    ("datasets.synthetic-small", {"format": "ml-1m", "path": "nowhere/ml-1m.zip",
+                                  "md5": "0" * 32},
+     "config key datasets.synthetic-small.path: 'nowhere/ml-1m.zip' does not exist (the local "
+     "archive used instead of url)"),
+    ("datasets.synthetic-small", {"format": "ncf", "path": "nowhere/Data", "prefix": "ml-1m"},
+     "config key datasets.synthetic-small.path: 'nowhere/Data' does not exist (the directory "
+     "or zip holding the files)"),
     ("study.fixed_negatives", True, "config key study.fixed_negatives: true, but dataset "
                                     "'synthetic' (study.datasets[0]) has format 'synthetic'"),
 ]
@@ -414,13 +433,26 @@ def test_config_mistake(key, value, expected):
     assert expected in one_line(str(err.value)), str(err.value)
 
 
-def test_the_shipped_configs_pass():
+def test_the_shipped_configs_pass(tmp_path, monkeypatch):
+    """Every shipped config passes, its local files (placeholders) standing where it says."""
+    from snakemake.utils import update_config
     check_config(BASE, SCHEMA, [ROOT / "config" / "config.yaml", ROOT / "config" / "test.yaml"])
-    for extra in sorted((ROOT / "config" / "datasets").glob("*.yaml")) + [
-            ROOT / "config" / "offline.yaml", ROOT / "config" / "jin-as-run.yaml"]:
-        from snakemake.utils import update_config
+    for i, extra in enumerate(sorted((ROOT / "config" / "datasets").glob("*.yaml")) + [
+            ROOT / "config" / "offline.yaml", ROOT / "config" / "jin-as-run.yaml"]):
         config = load_yaml_strict(ROOT / "config" / "config.yaml")
         update_config(config, load_yaml_strict(extra))
+        wd = tmp_path / str(i) / "run"
+        wd.mkdir(parents=True)
+        monkeypatch.chdir(wd)
+        for spec in config["datasets"].values():
+            if "path" in spec:
+                local = (wd / spec["path"]).resolve()
+                assert local.is_relative_to(tmp_path), spec["path"]
+                if spec["format"] == "ncf":
+                    local.mkdir(parents=True)
+                else:
+                    local.parent.mkdir(parents=True, exist_ok=True)
+                    local.touch()
         check_config(config, SCHEMA, [extra])
 
 
@@ -453,6 +485,15 @@ def _workflow_copy(dest: Path) -> Path:
     ("study:\n  figure5:\n    edges: [10]\n    bins: 3\n",
      "sampled-metrics: config key study.figure5: unknown key 'bins'"),
     ("study:\n  tie: average\n", "sampled-metrics: config key study.tie: 'average'"),
+    ("study:\n  repeats: 1000000000\n", "sampled-metrics: config key study.repeats: "
+                                         "1000000000 repeats of the sampled ranks of the 300 "
+                                         "users of dataset 'synthetic'"),
+    ("datasets:\n  mine:\n    format: ml-1m\n    path: nowhere/ml-1m.zip\n    md5: '"
+     + "0" * 32 + "'\nstudy:\n  datasets: [mine]\n",
+     "sampled-metrics: config key datasets.mine.path: 'nowhere/ml-1m.zip' does not exist"),
+    ("datasets:\n  mine:\n    format: interactions\n    path: mine.csv\n    md5: '"
+     + "0" * 32 + "'\n    user_col: id\n    item_col: id\n    time_col: t\n",
+     "sampled-metrics: config key datasets.mine: user_col and item_col both name column 'id'"),
 ])
 def test_snakemake_dry_run_fails_in_one_line(tmp_path, extra, expected):
     wd = _workflow_copy(tmp_path)
@@ -619,6 +660,9 @@ LIBRARY_CASES = [
                                             n_items=5, sampling="binomial", tie="random",
                                             seed=0),
      "sampled ranks for m=3: 1 of 2 users have n_u <= m = 3 candidates (smallest n_u: 3)"),
+    ("repeats x users", lambda: check_sampled_ranks_size(138493, {100: 10 ** 6}, "mine"),
+     "1000000 repeats of the sampled ranks of the 138493 users of dataset 'mine' at m = 100 "
+     "would need 516 GiB of memory, more than the 8 GiB available; use a smaller size"),
     ("rank file law", lambda: RankFile(users=np.arange(1), exact=np.array([1]),
                                        n_u=np.array([5]), sampled={}, n_items=5,
                                        sampling="uniform", tie="random", seed=0),

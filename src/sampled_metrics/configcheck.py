@@ -10,7 +10,9 @@ user wrote it (``study.figure5.edge``), what was expected and what was found:
    ``datasets`` entry against its format's own keys, generated from the dataset registry).
 3. :func:`check_semantics` checks what the schema cannot: metric, correction and estimator
    names; the recommenders each table names exist and their parameters build a model; the tie
-   policy gives integer sampled ranks; m fits the item count where the config decides it.
+   policy gives integer sampled ranks; m fits the item count and the sampled ranks (repeats
+   x users) fit in memory where the config decides them; the local archives the run reads
+   exist.
 
 What only the data can decide (candidates per user, users left after the split) is checked by
 the first job that reads the data, before any model is fitted.
@@ -319,6 +321,53 @@ def _check_study(config) -> None:
                                   f"m < n_items)")
 
 
+def _check_repeats(config) -> None:
+    """The sampled ranks of study.repeats x the users of each study dataset fit in memory,
+    where the config decides the users (a synthetic dataset, a published MovieLens archive;
+    the ranks job checks the others before ranking)."""
+    study, jin = config.get("study") or {}, config.get("jin") or {}
+    repeats, entries = study.get("repeats"), config.get("datasets") or {}
+    if not isinstance(repeats, int) or not isinstance(study.get("m"), int):
+        return
+    from .datasets import known_users
+    from .evaluation import check_sampled_ranks_size
+    for name in study.get("datasets") or []:
+        users = known_users(entries.get(name) or {})
+        if users is None:
+            continue
+        m_values = [study["m"]]
+        if jin.get("enabled") and name in (jin.get("datasets") or study["datasets"]):
+            m_values += [jin.get("m"), *(jin.get("figure3") or {}).get("m_values", [])]
+        sizes = {m: repeats for m in dict.fromkeys(m_values) if isinstance(m, int)}
+        try:
+            check_sampled_ranks_size(users, sizes, name)
+        except ValueError as err:
+            raise ConfigError(f"config key study.repeats: {err}") from None
+
+
+def _used_datasets(config) -> list:
+    """Names of the datasets some table or figure reads (a view's: the dataset it views)."""
+    study, jin = config.get("study") or {}, config.get("jin") or {}
+    names = list(study.get("datasets") or [])
+    names += (config.get("protocols") or {}).get("datasets") or []
+    if jin.get("enabled"):
+        views = config.get("dataset_protocols") or {}
+        names += [(views.get(d) or {}).get("of", d) for d in jin.get("datasets") or []]
+    return list(dict.fromkeys(names))
+
+
+def _check_local_files(config) -> None:
+    """A local archive (``datasets.<name>.path``) of a dataset the run reads must exist now,
+    not only when its job runs."""
+    from .datasets import check_local_file
+    entries = config.get("datasets") or {}
+    for name in _used_datasets(config):
+        try:
+            check_local_file(entries.get(name) or {})
+        except ValueError as err:
+            raise ConfigError(f"config key datasets.{name}.path: {str(err)[:200]}") from None
+
+
 def _check_jin(config) -> None:
     jin = config.get("jin")
     if not jin or not jin.get("enabled"):
@@ -494,8 +543,10 @@ def check_semantics(config: Mapping) -> None:
     _check_toy(config)
     _check_dataset_protocols(config)
     _check_study(config)
+    _check_repeats(config)
     _check_jin(config)
     _check_protocols(config)
+    _check_local_files(config)
 
 
 def check_config(config: Mapping, schema, files=()) -> None:

@@ -47,6 +47,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from .checks import check_allocation
 from .datasets import Split
 from .metrics import parse_metric
 from . import rank_kernels as kernels
@@ -55,7 +56,7 @@ from .protocols import (BLOCK_USERS, CandidateTable, check_sample_size,
 from .seeds import generator
 
 __all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",
-           "sampled_ranks", "evaluate", "rank_all", "mean_metrics"]
+           "sampled_ranks", "evaluate", "rank_all", "mean_metrics", "check_sampled_ranks_size"]
 
 log = logging.getLogger(__name__)
 
@@ -228,6 +229,19 @@ class Evaluation:
 
 def _rank_dtype(m: int):
     return np.int16 if m < np.iinfo(np.int16).max else np.int32
+
+
+def check_sampled_ranks_size(n_users: int, sample_sizes: Mapping[int, int],
+                             dataset: str) -> None:
+    """ValueError unless the sampled ranks of the ``n_users`` users of ``dataset`` at every
+    m (``sample_sizes``: m -> repeats) fit in memory twice, as the shards of a rank file and
+    their gathered copy; checked before ranking."""
+    need = 2 * int(n_users) * sum(int(r) * np.dtype(_rank_dtype(int(m))).itemsize
+                                  for m, r in sample_sizes.items())
+    repeats = "/".join(map(str, sorted({int(r) for r in sample_sizes.values()})))
+    check_allocation(need, f"{repeats} repeats of the sampled ranks of the {n_users} users of "
+                     f"dataset {dataset!r} at m = {', '.join(map(str, sample_sizes))}",
+                     itemsize=1)
 
 
 def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None, *,

@@ -16,12 +16,25 @@ from .members import describe, read_file
 from .parsing import show, split_header, strip_bom
 from .split import COLUMNS
 
-__all__ = ["read_interactions_file", "read_interactions_spec", "COLUMN_KEYS"]
+__all__ = ["read_interactions_file", "read_interactions_spec", "check_column_keys",
+           "COLUMN_KEYS"]
 
 #: spec keys naming the columns that must exist (user, item, time)
 COLUMN_KEYS = ("user_col", "item_col", "time_col")
 
 _EXTENSION_SEP = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+
+
+def check_column_keys(spec: dict) -> None:
+    """ValueError unless the column keys of a spec (``user_col``, ``item_col``, ``time_col``,
+    ``rating_col``) name different columns."""
+    seen = {}
+    for key in (*COLUMN_KEYS, "rating_col"):
+        column = spec.get(key)
+        if column is not None and column in seen:
+            raise ValueError(f"{seen[column]} and {key} both name column {column!r}; each "
+                             f"must name its own column")
+        seen.setdefault(column, key)
 
 
 def _is_parquet(raw: bytes) -> bool:
@@ -67,6 +80,8 @@ def read_interactions_file(path, *, user_col: str, item_col: str, time_col: str,
     ImportError
         The file is Parquet and pyarrow is not installed.
     """
+    check_column_keys({"user_col": user_col, "item_col": item_col, "time_col": time_col,
+                       "rating_col": rating_col})
     raw, name = read_file(path, member)
     # the extension hint: the zip member's name, else the original name of a renamed copy
     hint = name[len(str(path)) + 1:] if name != str(path) else source or str(path)

@@ -21,14 +21,15 @@ import pandas as pd
 from . import citeulike, eals
 from .download import fetch_archive, md5sum
 from .errors import DataError, check_fields
-from .interactions import COLUMN_KEYS, read_interactions_spec
-from .movielens import LAYOUTS, read_movielens
+from .interactions import COLUMN_KEYS, check_column_keys, read_interactions_spec
+from .movielens import LAYOUTS, MOVIELENS, read_movielens
 from .ncf import pack_ncf, read_ncf_spec
 from .split import Split, save_split, split_ratings
 from .synthetic import PARAMETERS, generate_synthetic, read_synthetic
 
 __all__ = ["Source", "Format", "FORMATS", "get_format", "prepare_archive", "make_split",
-           "read_interactions", "dataset_schema"]
+           "read_interactions", "dataset_schema", "check_datasets", "check_local_file",
+           "known_users"]
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,9 @@ class Format:
         Reader keys that must be given.
     source : Source
         How the archive is obtained (default: download or local copy, MD5-checked).
+    check : callable, optional
+        ``check(spec)``: ValueError for what the keys' schemas cannot say (keys that must
+        differ from each other).
     """
 
     name: str
@@ -128,6 +132,7 @@ class Format:
     keys: Mapping[str, dict] = field(default_factory=dict)
     required: tuple[str, ...] = ()
     source: Source = DOWNLOAD
+    check: Callable[[Mapping], None] | None = None
 
     def __post_init__(self):
         if (self.read is None) == (self.read_split is None):
@@ -154,6 +159,11 @@ class Format:
         properties = {k: v for k, v in self.properties.items() if k != "format"}
         required = self.required if reading else self.source.required + self.required
         check_fields(values, properties, required, where)
+        if self.check is not None:
+            try:
+                self.check(values)
+            except ValueError as err:
+                raise ValueError(f"{where}: {err}") from None
         if not reading and self.source.one_of and not any(k in spec
                                                           for k in self.source.one_of):
             raise ValueError(f"{where}: give {' or '.join(map(repr, self.source.one_of))}")
@@ -214,7 +224,7 @@ FORMATS: dict[str, Format] = {
               "rating_col": {"type": "string", "description": "column of the rating"},
               "sep": {"type": "string", "description": "field separator (one character)"},
               "member": _MEMBER},
-        required=COLUMN_KEYS),
+        required=COLUMN_KEYS, check=check_column_keys),
     "citeulike": Format(
         "citeulike", citeulike.LAYOUT, read=citeulike.read_citeulike_spec,
         keys={"holdout_seed": {"type": "integer", "minimum": 0,
@@ -363,6 +373,35 @@ def dataset_schema() -> dict:
         "allOf": [{"if": {"properties": {"format": {"const": name}}, "required": ["format"]},
                    "then": fmt.schema()} for name, fmt in FORMATS.items()],
     }
+
+
+def known_users(spec: Mapping) -> int | None:
+    """The number of users a dataset spec will have, where the spec alone decides it: a
+    synthetic dataset's ``n_users``, a published MovieLens archive's (its MD5, its ratings
+    member); else None (only the data can tell)."""
+    fmt = spec.get("format")
+    if fmt == "synthetic" and isinstance(spec.get("n_users"), int):
+        return spec["n_users"]
+    published = MOVIELENS.get(fmt, {})
+    if published and "member" not in spec and str(spec.get("md5", "")).lower() == \
+            published["md5"]:
+        return published["users"]
+    return None
+
+
+def check_local_file(spec: Mapping) -> None:
+    """ValueError ``'<path>' does not exist (...)`` unless the local file (for a format
+    packed from files: the directory or zip) that the spec's ``path`` names exists. Run
+    where the workflow starts, so ``snakemake -n`` reports it, not the archive's job."""
+    path = spec.get("path")
+    how = FORMATS[spec["format"]].source.how if spec.get("format") in FORMATS else None
+    if not isinstance(path, str) or how not in ("download", "pack"):
+        return
+    if not (Path(path).exists() if how == "pack" else Path(path).is_file()):
+        what = ("the directory or zip holding the files" if how == "pack" else
+                "the local archive used instead of url")
+        state = "is not a file" if Path(path).exists() else "does not exist"
+        raise ValueError(f"{path!r} {state} ({what})")
 
 
 def check_datasets(entries: Mapping) -> None:

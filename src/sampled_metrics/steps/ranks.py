@@ -21,7 +21,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..datasets import Split, load_split
-from ..evaluation import evaluate
+from ..evaluation import check_sampled_ranks_size, evaluate
 from ..protocols import BLOCK_USERS, check_sample_size
 from ..rankfile import RankFile, read_rank_file
 from ..sampling import check_candidates
@@ -272,6 +272,7 @@ def _protocol(split: Split, dataset: str, sample_sizes: dict, sampling: str,
         except ValueError as err:
             raise ValueError(f"dataset {dataset!r}: {err}: use a smaller m or drop those "
                              f"users") from None
+    check_sampled_ranks_size(split.users.size, sizes, dataset)
     return sizes, None
 
 
