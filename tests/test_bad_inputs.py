@@ -83,6 +83,15 @@ def _inputs(d: Path) -> None:
     (d / "twice.csv").write_text("user,rank,rank\n1,3,4\n")
     (d / "true.txt").write_text("True\n")
     (d / "late.txt").write_text("\n" * 70_000 + "5\n99\n")
+    head = "user,position,n_nonrelevant,n_negatives\n"
+    (d / "pos_word.csv").write_text(head + "1,1,50,10\n1,x,50,10\n")
+    (d / "pos_wide.csv").write_text(head + "1,1,50,10\n2,1,50,10,7\n")
+    (d / "pos_no_user.csv").write_text(head + "1,1,50,10\n ,1,50,10\n")
+    (d / "pos_bool.csv").write_text(head + "1,1,50,10\n2,true,50,10\n")
+    (d / "pos_empty.csv").write_text(head)
+    head = "user,position,n_nonrelevant,above,prob\n"
+    (d / "draw_prob.csv").write_text(head + "1,1,50,1,0.5\n1,1,50,0,0\n")
+    (d / "draw_above.csv").write_text(head + "1,1,50,1,0.5\n1,1,50,2,0.5\n")
     os.mkfifo(d / "fifo")
     arrays = dict(np.load(rank))
     for name, change in {"m2d": {"m_values": np.array([[60]])},
@@ -170,6 +179,15 @@ CLI_CASES = [
      "few_candidates.npz: sampled ranks for m=60: 2 of 50 users have n_u <= m = 60 "
      "candidates (smallest n_u: 30); the corrections need n_u > m"),
     ("estimate --ranks few_candidates.npz", "few_candidates.npz: sampled ranks for m=60: 2 of"),
+    ("correct --ranks pos_word.csv",
+     "pos_word.csv:3: 'x' in column 'position' is not an integer position"),
+    ("correct --ranks pos_wide.csv", "pos_wide.csv:3: expected 4 fields (as the header), got 5"),
+    ("correct --ranks pos_no_user.csv", "pos_no_user.csv:3: no user id"),
+    ("correct --ranks pos_bool.csv",
+     "pos_bool.csv:3: 'true' in column 'position' is not an integer position"),
+    ("correct --ranks pos_empty.csv", "pos_empty.csv: no positives found"),
+    ("correct --ranks draw_prob.csv", "draw_prob.csv:3: prob 0 outside (0, 1]"),
+    ("correct --ranks draw_above.csv", "draw_above.csv:3: above 2 outside 0..1"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator foo", "unknown estimation method"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator ,", "no estimator given"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator mle --C 5",

@@ -73,12 +73,12 @@ def test_draws_csv_weighted(tmp_path):
 
 @pytest.mark.parametrize("content, extra, message", [
     ("user,position,n_nonrelevant,n_negatives\n1,12,50,10\n", [], "beyond its list"),
-    ("user,position,n_nonrelevant,n_negatives\n1,x,50,10\n", [], ":2: column 'position'"),
+    ("user,position,n_nonrelevant,n_negatives\n1,x,50,10\n", [], ":2: 'x' in column 'position' is not an integer"),
     ("user,position,n_nonrelevant,n_negatives\n1,1,50,0\n", [], "M_u = 0"),
     ("user,position,n_nonrelevant,n_negatives\n1,1,50,10\n", ["--n", "60"],
      "--n does not apply"),
-    ("user,position,n_nonrelevant,above,prob\n1,1,50,1,0\n", [], "'prob' must lie in"),
-    ("user,position,n_nonrelevant,above,prob\n1,1,50,2,0.1\n", [], "'above' must be 0 or 1"),
+    ("user,position,n_nonrelevant,above,prob\n1,1,50,1,0\n", [], "in.csv:2: prob 0 outside (0, 1]"),
+    ("user,position,n_nonrelevant,above,prob\n1,1,50,2,0.1\n", [], "in.csv:2: above 2 outside 0..1"),
     ("user,position,n_nonrelevant,above,prob\n1,1,50,1,0.1\n", ["--correction", "cls"],
      "allow the corrections sampled and weighted_rank_estimate, not cls"),
 ])
@@ -87,3 +87,14 @@ def test_bad_csv(tmp_path, capsys, content, extra, message):
     path.write_text(content)
     assert main(["correct", "--ranks", str(path), *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_user_ids_are_labels_read_exactly(tmp_path):
+    """Ids are text: tokens work, and two ids a float would merge stay two users."""
+    from sampled_metrics.positives_csv import read_positions
+    path = tmp_path / "pos.csv"
+    path.write_text("user,position,n_nonrelevant,n_negatives\n"
+                    "9007199254740992,1,50,10\n9007199254740993,2,50,10\nu7,3,50,10\n")
+    table, users = read_positions(path, with_users=True)
+    assert list(users) == ["9007199254740992", "9007199254740993", "u7"]
+    assert table.k.tolist() == [1, 1, 1] and table.position.tolist() == [1, 2, 3]

@@ -8,7 +8,8 @@ Positions (one row per test positive; uniform negatives, KDD'20 per user or RecB
     17,3,3512,200          # user 17's list: its 2 positives + 200 sampled negatives;
     17,41,3512,200         # positives at positions 3 and 41 (1-based, any row order)
 
-User ids are any labels (numbers or tokens such as RecBole's); other columns are ignored.
+User ids are labels (numbers or tokens such as RecBole's, read as text); other columns are
+ignored.
 
 ``n_nonrelevant`` = N_u (items in neither the user's training nor test set, the pool the
 negatives come from), ``n_negatives`` = M_u (negatives in its list in total: 100 k_u for
@@ -35,6 +36,7 @@ import pandas as pd
 from .corrections import correction_label
 from .metrics import parse_metrics
 from .multipositive import DEFAULT_MAX_M, PositiveTable, correct_positives
+from .textfile import Column, read_columns
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "long_format", "read_positions", "read_draws",
@@ -60,54 +62,46 @@ def long_format(path) -> str | None:
     return None
 
 
+#: how each column is read (ranges the table checks itself, with the user, are left open)
+_COLUMNS = {"user": Column("user id", label=True), "position": Column("position"),
+            "n_nonrelevant": Column("n_nonrelevant"), "n_negatives": Column("n_negatives"),
+            "above": Column("above", 0, 1), "prob": Column("prob", 0, 1, integer=False,
+                                                          open_lo=True)}
+
+
 def _name(path) -> str:
     """How messages name the input: the file, or 'the positions frame' for a DataFrame."""
     return "the positions frame" if isinstance(path, pd.DataFrame) else str(path)
 
 
-def _read(path, columns) -> pd.DataFrame:
-    """The CSV at ``path`` (or ``path`` itself if it is a DataFrame) with ``columns``."""
-    if isinstance(path, pd.DataFrame):
-        frame = path
-    else:
-        try:
-            frame = pd.read_csv(path, skipinitialspace=True, comment="#")
-        except Exception as err:   # pandas raises many kinds; report one line
-            raise ValueError(f"{_name(path)}: cannot read as CSV ({err})") from None
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{_name(path)}: lacks column(s) {', '.join(missing)}; expected "
-                         f"{', '.join(columns)}")
-    if frame.empty:
-        raise ValueError(f"{_name(path)}: no rows")
-    return frame
+def _read(path, columns, what: str) -> dict:
+    """The columns of a long-format CSV, read by the project's chunked text reader (errors
+    name the line), or of a DataFrame made in Python (e.g. by an integration)."""
+    if not isinstance(path, pd.DataFrame):
+        return read_columns(path, {c: _COLUMNS[c] for c in columns}, what)
+    missing = [c for c in columns if c not in path.columns]
+    if missing or path.empty:
+        raise ValueError(f"{_name(path)}: " + (f"lacks column(s) {', '.join(missing)}"
+                                               if missing else f"no {what}s found"))
+    return {c: path[c].astype(str).str.strip().to_numpy() if _COLUMNS[c].label else
+            path[c].to_numpy(dtype=np.int64 if _COLUMNS[c].integer else np.float64)
+            for c in columns}
 
 
-def _column_ints(frame, path, name) -> np.ndarray:
-    values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64)
-    bad = ~np.isfinite(values) | (values != np.round(values))
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{_name(path)}:{row + 2}: column {name!r}: {frame[name].iloc[row]!r} is "
-                         f"not an integer")
-    return values.astype(np.int64)
-
-
-def _user_index(frame) -> tuple[np.ndarray, np.ndarray]:
+def _user_index(users) -> tuple[np.ndarray, np.ndarray]:
     """0-based index of each row's user and the user ids in index order; ids may be any
     labels (numbers or tokens)."""
-    codes, labels = pd.factorize(frame["user"].astype(str).str.strip(), sort=True)
+    codes, labels = pd.factorize(users, sort=True)
     return codes.astype(np.int64), np.asarray(labels)
 
 
 def read_positions(path, *, with_users: bool = False):
     """The position format (module docstring) as a PositiveTable (and, ``with_users``, the
     user ids of its users 0..U-1); ValueError naming the file (and line) for bad input."""
-    frame = _read(path, POSITION_COLUMNS)
-    position, N, M = (_column_ints(frame, path, c) for c in POSITION_COLUMNS[1:])
-    user, labels = _user_index(frame)
+    cols = _read(path, POSITION_COLUMNS, "positive")
+    user, labels = _user_index(cols["user"])
     try:
-        table = PositiveTable.from_long(user, position, N, M)
+        table = PositiveTable.from_long(user, *(cols[c] for c in POSITION_COLUMNS[1:]))
     except ValueError as err:
         raise ValueError(f"{_name(path)}: {err}") from None
     return (table, labels) if with_users else table
@@ -115,19 +109,9 @@ def read_positions(path, *, with_users: bool = False):
 
 def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
     """The draw format: (PositiveTable of the positives, 1 + x^ per row of the table)."""
-    frame = _read(path, DRAW_COLUMNS)
-    position, N = (_column_ints(frame, path, c) for c in DRAW_COLUMNS[1:3])
-    user, _ = _user_index(frame)
-    above = _column_ints(frame, path, "above")
-    if np.any((above != 0) & (above != 1)):
-        row = int(np.flatnonzero((above != 0) & (above != 1))[0])
-        raise ValueError(f"{_name(path)}:{row + 2}: column 'above' must be 0 or 1, got {above[row]}")
-    prob = pd.to_numeric(frame["prob"], errors="coerce").to_numpy(dtype=np.float64)
-    bad = ~(np.isfinite(prob) & (prob > 0) & (prob <= 1))
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{_name(path)}:{row + 2}: column 'prob' must lie in (0, 1], got "
-                         f"{frame['prob'].iloc[row]!r}")
+    cols = _read(path, DRAW_COLUMNS, "draw")
+    position, N, above, prob = (cols[c] for c in DRAW_COLUMNS[1:])
+    user, _ = _user_index(cols["user"])
     keys, rows = np.unique(np.stack([user, position]), axis=1, return_inverse=True)
     rows = rows.reshape(-1)
     draws = np.bincount(rows)
