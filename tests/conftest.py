@@ -43,6 +43,21 @@ def copy_workflow(dest: Path) -> Path:
     return dest
 
 
+def place_local_files(datasets: dict, wd: Path, inside: Path) -> None:
+    """Empty stand-ins for the local files that ``datasets`` entries name (``path``, relative
+    to ``wd``; a directory for ``ncf``), so that a config naming them passes its check; each
+    must lie below ``inside``."""
+    for spec in datasets.values():
+        if "path" in spec:
+            local = (wd / spec["path"]).resolve()
+            assert local.is_relative_to(inside), spec["path"]
+            if spec["format"] == "ncf":
+                local.mkdir(parents=True)
+            else:
+                local.parent.mkdir(parents=True, exist_ok=True)
+                local.touch()
+
+
 def snakemake(cwd: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     """``snakemake --configfile config/test.yaml ARGS`` in ``cwd``."""
     cmd = [sys.executable, "-m", "snakemake", "--configfile", "config/test.yaml", *args]

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import place_local_files
 
 from sampled_metrics import correction
 from sampled_metrics.checks import check_integer
@@ -462,15 +463,7 @@ def test_the_shipped_configs_pass(tmp_path, monkeypatch):
         wd = tmp_path / str(i) / "run"
         wd.mkdir(parents=True)
         monkeypatch.chdir(wd)
-        for spec in config["datasets"].values():
-            if "path" in spec:
-                local = (wd / spec["path"]).resolve()
-                assert local.is_relative_to(tmp_path), spec["path"]
-                if spec["format"] == "ncf":
-                    local.mkdir(parents=True)
-                else:
-                    local.parent.mkdir(parents=True, exist_ok=True)
-                    local.touch()
+        place_local_files(config["datasets"], wd, tmp_path)
         check_config(config, SCHEMA, [extra])
 
 

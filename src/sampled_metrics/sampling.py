@@ -26,9 +26,9 @@ from scipy import special
 from .checks import check_integer, check_ranks, check_vector
 from .metrics import parse_metric
 
-__all__ = ["SAMPLING_LAWS", "check_nm", "check_candidates", "rank_pmf", "rank_pmf_band", "log_rank_pmf", "expected_sampled_metric",
-           "expected_metric_matrix", "draw_sampled_ranks", "sampled_metric_weights",
-           "narrow_block_rows"]
+__all__ = ["SAMPLING_LAWS", "check_nm", "check_candidates", "rank_pmf", "rank_pmf_band",
+           "log_rank_pmf", "expected_sampled_metric", "expected_metric_matrix",
+           "draw_sampled_ranks", "sampled_metric_weights", "narrow_block_rows"]
 
 SAMPLING_LAWS = ("binomial", "hypergeometric")
 

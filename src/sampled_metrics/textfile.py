@@ -21,6 +21,8 @@ import pandas as pd
 __all__ = ["read_integers", "read_columns", "Column", "check_readable"]
 
 CHUNK = 1 << 20
+_SNIFF = 1 << 16
+NUL = bytes(1)
 #: float64 holds every integer up to this size exactly (2**53 + 1 reads as 2**53)
 EXACT = 2 ** 53 - 1
 
@@ -40,13 +42,12 @@ class Column(NamedTuple):
 
     def span(self) -> str:
         """The range as messages show it: ``1..m+1=61``, ``(0, 1]``, ``>= 1``."""
-        lo, hi = (str(int(x)) if float(x).is_integer() else f"{x:g}" for x in (self.lo, self.hi))
+        lo, hi = (str(int(x)) if float(x).is_integer() else f"{x:g}"
+                  for x in (self.lo, self.hi))
         hi = f"{self.hi_name + '=' if self.hi_name else ''}{hi}"
         if self.open_lo:
             return f"({lo}, {hi}]"
         return f">= {lo}" if self.hi == EXACT > -self.lo else f"{lo}..{hi}"
-_SNIFF = 1 << 16
-NUL = bytes(1)
 
 
 def _token(text: str, limit: int = 40) -> str:
