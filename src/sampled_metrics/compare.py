@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 from scipy import linalg
 
+from .checks import check_bootstrap_draws, check_integer
 from .corrections import correction_vectors, parse_correction
 from .estimators import estimate_from_histogram, mixture_matrix, sampled_rank_histogram
 from .metrics import parse_metric
@@ -79,6 +80,14 @@ PRIOR_METHODS = ("mn",)
 COMPARE_COLUMNS = ["a", "b", "metric", "method", "value_a", "value_b", "difference", "ci_low",
                    "ci_high", "bias", "bias_se", "debiased", "low", "high", "naive_verdict",
                    "verdict"]
+
+
+def check_interval_draws(name: str, draws, level: float) -> int:
+    """Bootstrap replicates of a comparison: enough for an interval at ``level``
+    (:func:`sampled_metrics.checks.check_bootstrap_draws`), and not 0 (a verdict needs one)."""
+    if check_bootstrap_draws(name, draws, level) == 0:
+        raise ValueError(f"{name} must be >= 1: a verdict needs an interval")
+    return int(draws)
 
 
 def verdict(low, high) -> np.ndarray:
@@ -265,12 +274,8 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
     if not metric_list:
         raise ValueError("no metric given")
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    for key, value, lo in (("bootstrap", bootstrap, 1),
-                           ("estimator_bootstrap", estimator_bootstrap, 0)):
-        if isinstance(value, bool) or int(value) != value or value < lo:
-            raise ValueError(f"{key} must be an integer >= {lo}, got {value!r}")
+    check_interval_draws("bootstrap", bootstrap, level)
+    check_integer("estimator_bootstrap", estimator_bootstrap, 0)
     if plugin not in ("mes", None):
         raise ValueError(f"unknown plug-in estimator {plugin!r}; expected 'mes' (or None)")
     if plugin is None and ("mn" in labels or "mes" in labels):
@@ -364,10 +369,7 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
         raise ValueError(f"with several positives per user compare takes corrections only, "
                          f"not {', '.join(refused)} (they estimate a rank distribution from "
                          f"one positive per user)")
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    if isinstance(bootstrap, bool) or int(bootstrap) != bootstrap or bootstrap < 1:
-        raise ValueError(f"bootstrap must be an integer >= 1, got {bootstrap!r}")
+    check_interval_draws("bootstrap", bootstrap, level)
     names = list(tables)
     users = {name: table.k.size for name, table in tables.items()}
     if len(set(users.values())) > 1:

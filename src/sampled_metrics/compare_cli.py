@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .compare import agreement_summary, compare_positives, compare_ranks, compare_repeats
+from .compare import agreement_summary, check_interval_draws, compare_positives, compare_ranks, \
+    compare_repeats
 from .metrics import METRIC_NAMES
 from .positives_csv import long_format, read_positions
 from .rankfile import read_rank_file
@@ -80,6 +81,7 @@ def add_compare_parser(sub) -> None:
 def _cmd_compare(args) -> pd.DataFrame:
     from .cli import _file_m, _names, read_sampled_ranks
     paths = {"a": Path(args.a), "b": Path(args.b)}
+    check_interval_draws("--bootstrap", args.bootstrap, args.level)
     formats = {k: long_format(p) for k, p in paths.items()}
     if any(formats.values()):
         return _compare_long(args, paths, formats)
