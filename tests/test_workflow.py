@@ -1,7 +1,9 @@
 """End-to-end: run the Snakemake workflow on config/test.yaml in a temporary copy."""
 import subprocess
 import sys
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -231,3 +233,48 @@ def test_resume_after_kill_9(workdir, tmp_path):
     assert (wd / target).read_bytes() == (workdir / target).read_bytes()
     leftovers = [p for d in ("results", "data") for p in (wd / d).rglob(".*") if p.is_file()]
     assert leftovers == []
+
+
+def _tiny_movielens(path: Path) -> str:
+    """A MovieLens-1M-format zip of 40 users x 30 items; returns its MD5."""
+    import hashlib
+    import zipfile
+    rng = np.random.default_rng(0)
+    lines = [f"{u}::{i}::{rng.integers(1, 6)}::{1000 * u + t}"
+             for u in range(1, 41) for t, i in enumerate(rng.choice(30, 8, replace=False) + 1)]
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("ml-1m/ratings.dat", "\n".join(lines) + "\n")
+    return hashlib.md5(path.read_bytes()).hexdigest()
+
+
+def test_offline_and_online_share_outputs_and_a_failed_download_says_how(tmp_path):
+    """The same archive copied from a local file (offline) or, in a later run, to be had from
+    the URL (online) is one dataset: switching configs reruns nothing. A failed download
+    names the config key that takes a local copy."""
+    (tmp_path / "wf").mkdir()
+    (tmp_path / "fresh").mkdir()
+    wd = copy_workflow(tmp_path / "wf")
+    md5 = _tiny_movielens(tmp_path / "ml.zip")
+    entry = ["datasets:", "  tiny:", "    format: ml-1m",
+             "    url: http://127.0.0.1:9/ml-1m.zip", f"    md5: {md5}"]
+    online = wd / "config" / "online.yaml"
+    online.write_text("\n".join(entry) + "\n")
+    offline = wd / "config" / "offline-tiny.yaml"
+    offline.write_text("\n".join(entry + [f"    path: {tmp_path / 'ml.zip'}"]) + "\n")
+    target = "data/tiny/split.npz"
+    proc = snakemake(wd, "--cores", "1", target, "--configfile", "config/test.yaml",
+                     str(offline))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for configs in ([str(online)], [str(offline)]):
+        proc = snakemake(wd, "-n", target, "--configfile", "config/test.yaml", *configs)
+        assert proc.returncode == 0 and "Nothing to be done" in proc.stdout + proc.stderr, \
+            (proc.stdout + proc.stderr)[-2000:]
+    fresh = copy_workflow(tmp_path / "fresh")
+    (fresh / "config" / "online.yaml").write_text(online.read_text())
+    proc = snakemake(fresh, "--cores", "1", target, "--configfile", "config/test.yaml",
+                     "config/online.yaml")
+    assert proc.returncode != 0
+    assert ("download failed" in proc.stderr and "without internet, download the archive "
+            "elsewhere and give its local copy as config key datasets.tiny.path") in \
+        proc.stderr, proc.stderr[-2000:]
+    assert not (fresh / "data/raw/tiny.zip").exists()

@@ -1,13 +1,14 @@
 #!/usr/bin/env python
-"""Benchmark (targets 1, 2 and 6 of the redesign): one whole workflow run from an empty
-working directory, with its wall time, peak memory and per-rule times.
+"""Benchmark: one whole workflow run from an empty working directory, with its wall time,
+peak memory and per-rule times.
 
-    python workflow/benchmarks/bench_workflow.py                       # ML-1M, offline
+    python workflow/benchmarks/bench_workflow.py --ml1m PATH           # ML-1M from a local zip
     python workflow/benchmarks/bench_workflow.py --configfile config/datasets/ml-20m-synthetic.yaml
 
-Copies Snakefile, workflow/ and config/ into a fresh directory beside the project (so that
-``../shared`` in a config resolves as it does from the project root), runs
-``snakemake --cores N --configfile FILE`` there, and prints:
+Copies Snakefile, workflow/ and config/ into a fresh directory beside the project, runs
+``snakemake --cores N --configfile FILE`` there (without ``--configfile``: the default
+config with MovieLens-1M copied from the local archive ``--ml1m``, default
+``$SAMPLED_METRICS_ML1M``, accepted with its own MD5), and prints:
 
 * wall time, and the peak of the summed resident memory of snakemake and all its child
   processes (sampled every 0.2 s from /proc), against the target;
@@ -79,10 +80,25 @@ def fits(workdir: Path) -> dict:
     return dict(count)
 
 
+def local_ml1m_config(archive, workdir: Path) -> str:
+    """A config file naming the local ML-1M zip ``archive`` and its own MD5."""
+    from sampled_metrics.datasets import md5sum
+    if not archive or not Path(archive).is_file():
+        sys.exit(f"no local MovieLens-1M archive (give --ml1m PATH or set "
+                 f"SAMPLED_METRICS_ML1M): {archive!r}")
+    path = workdir / "config" / "local-ml1m.yaml"
+    path.write_text(f"datasets:\n  ml-1m:\n    format: ml-1m\n"
+                    f"    path: {Path(archive).resolve()}\n    md5: {md5sum(archive)}\n")
+    return str(path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--configfile", nargs="+", default=["config/offline.yaml"],
+    ap.add_argument("--configfile", nargs="+", default=[],
                     help="config files (relative to the project, or absolute)")
+    ap.add_argument("--ml1m", default=os.environ.get("SAMPLED_METRICS_ML1M"),
+                    help="without --configfile: the local MovieLens-1M zip to run on "
+                         "(default $SAMPLED_METRICS_ML1M)")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--target-seconds", type=float, default=120.0)
     ap.add_argument("--target-gb", type=float, default=2.0)
@@ -93,8 +109,9 @@ def main() -> None:
     for item in ("Snakefile", "workflow", "config"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, workdir / item)
+    configfiles = args.configfile or [local_ml1m_config(args.ml1m, workdir)]
     cmd = [sys.executable, "-m", "snakemake", *args.targets, "--cores", str(args.cores),
-           "--configfile", *args.configfile]
+           "--configfile", *configfiles]
     print(f"running {' '.join(cmd[2:])} in {workdir}", flush=True)
     start = time.perf_counter()
     with open(workdir / "bench.log", "w") as out:

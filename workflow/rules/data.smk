@@ -1,11 +1,15 @@
 # Data: archive (download with MD5, local copy, or synthetic) -> leave-last-out split.
+# Both rules take the dataset's identity as params (its spec without url and path: the MD5
+# says what the archive is), so one archive downloaded or copied from a local file reruns
+# nothing; their scripts read the whole spec from the config.
+from sampled_metrics.datasets import archive_identity
 
 
 rule dataset_archive:
     output:
         "data/raw/{dataset}.zip",
     params:
-        spec=lookup(dpath="datasets/{dataset}", within=config),
+        identity=lambda wc: archive_identity(config["datasets"][wc.dataset]),
     conda:
         ENV
     log:
@@ -23,7 +27,7 @@ checkpoint split:
         split="data/{dataset}/split.npz",
         info="results/{dataset}/split_info.json",
     params:
-        spec=lookup(dpath="datasets/{dataset}", within=config),
+        identity=lambda wc: archive_identity(config["datasets"][wc.dataset]),
     conda:
         ENV
     log:

@@ -3,6 +3,7 @@ from sampled_metrics.logs import script_logging
 from sampled_metrics.tables import write_json
 
 with script_logging(snakemake):
-    info = make_split(snakemake.input[0], snakemake.params.spec, snakemake.output.split,
-                      snakemake.wildcards.dataset)
+    dataset = snakemake.wildcards.dataset
+    info = make_split(snakemake.input[0], snakemake.config["datasets"][dataset],
+                      snakemake.output.split, dataset)
     write_json(info, snakemake.output.info)

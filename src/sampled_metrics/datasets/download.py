@@ -29,7 +29,7 @@ def md5sum(path: str | os.PathLike) -> str:
 
 
 def fetch_archive(url: str, md5: str, dest: str | os.PathLike,
-                  local_path: str | os.PathLike | None = None) -> Path:
+                  local_path: str | os.PathLike | None = None, name: str | None = None) -> Path:
     """Download ``url`` (or copy ``local_path``) to ``dest``, checking its MD5.
 
     The bytes are streamed into a temporary file next to ``dest`` while hashing; only when
@@ -46,6 +46,9 @@ def fetch_archive(url: str, md5: str, dest: str | os.PathLike,
         Target file; its directory is created if needed.
     local_path : path, optional
         An already downloaded archive to verify and copy instead of downloading.
+    name : str, optional
+        The dataset's name in the config, for the message of a failed download (how to
+        give a local copy instead).
 
     Returns
     -------
@@ -76,7 +79,10 @@ def fetch_archive(url: str, md5: str, dest: str | os.PathLike,
             size = response.headers.get("Content-Length")
             _stream_checked(response, dest, md5, name=url, size=int(size) if size else None)
     except OSError as exc:  # URLError, timeouts, connection resets
-        raise DataError(f"{url}: download failed ({exc})") from exc
+        key = f"datasets.{name}.path" if name else "the dataset's path"
+        raise DataError(f"{url}: download failed ({exc}); without internet, download the "
+                        f"archive elsewhere and give its local copy as config key {key} "
+                        f"(config/offline.yaml does so for MovieLens-1M)") from exc
     log.info("downloaded %s (MD5 ok)", dest)
     return dest
 
