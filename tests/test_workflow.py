@@ -122,6 +122,7 @@ def test_report_builds(workdir):
     html = (workdir / "report.html").read_text(errors="replace")
     for caption in ("Table 3", "Figure 5", "Jin et al.", "running example"):
         assert caption in html
+    assert "synthetic, synthetic-small with recommenders" in html      # prose, not reprs
 
 
 def test_lint_is_clean(workdir):

@@ -208,25 +208,51 @@ def figure6(frame: pd.DataFrame, out_stem, title: str = "Figure 6") -> None:
     save(fig, out_stem)
 
 
+#: Legend names of the rank-distribution estimators (Jin et al.), in legend order.
+ESTIMATOR_LABELS = {"exact": "exact P(R)", "mle": "MLE", "wmle": "WMLE", "mes": "MES"}
+
+
+def _estimator_label(method: str) -> str:
+    if method.startswith("dist_bv_"):
+        return f"BV {method.removeprefix('dist_bv_')} (eq. 15)"
+    return ESTIMATOR_LABELS.get(method, method)
+
+
 def rank_distribution_figure(frame: pd.DataFrame, out_stem, title: str) -> None:
-    """Estimated rank pmf (top row) and CDF = Recall@K (bottom row) per panel (Jin et al.
-    Figures 2-3); tidy ``panel, method, rank, pmf, cdf``."""
+    """Estimated rank pmf and CDF = Recall@R per panel (Jin et al. Figures 2-3); tidy
+    ``panel, method, rank, pmf, cdf``.
+
+    Readable at page width: at most three panels a row, each panel's P(R) above its CDF; the
+    P(R) axes are logarithmic, so an estimator with a tall spike at the top ranks (WMLE) does
+    not flatten the others; one legend for the figure, below it.
+    """
     panels = list(dict.fromkeys(frame.panel))
-    fig, axes = plt.subplots(2, len(panels), figsize=(4.2 * len(panels), 6.5), squeeze=False)
+    cols = min(len(panels), 3)
+    groups = -(-len(panels) // cols)
+    fig, axes = plt.subplots(2 * groups, cols, figsize=(3.6 * cols, 5.4 * groups + 0.7),
+                             squeeze=False)
+    handles = {}
     for j, panel in enumerate(panels):
+        top, bottom = axes[2 * (j // cols), j % cols], axes[2 * (j // cols) + 1, j % cols]
         sub = frame[frame.panel == panel]
         for est, grp in sub.groupby("method", sort=False):
             exact = est == "exact"
-            style = dict(color="black", lw=2.0, ls="--", zorder=5) if exact else dict(lw=1.3)
-            axes[0, j].plot(grp["rank"], grp["pmf"], label=est, **style)
-            axes[1, j].plot(grp["rank"], grp["cdf"], label=est, **style)
-        axes[0, j].set_title(str(panel))
-        axes[0, j].set_ylabel("P(R)")
-        axes[1, j].set_ylabel("CDF = Recall@R")
-        axes[1, j].set_xlabel("rank R")
-        for ax in axes[:, j]:
-            ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
+            style = dict(color="black", lw=2.0, ls="--", zorder=5) if exact else dict(lw=1.4)
+            positive = grp["pmf"] > 0
+            handles[est], = top.plot(grp["rank"][positive], grp["pmf"][positive], **style)
+            bottom.plot(grp["rank"], grp["cdf"], **style)
+        top.set_yscale("log")
+        top.set_title(str(panel), fontsize=11)
+        top.set_ylabel("P(R), log scale")
+        bottom.set_ylabel("CDF = Recall@R")
+        bottom.set_xlabel("rank R")
+        for ax in (top, bottom):
+            ax.grid(alpha=0.3, which="both")
+    for j in range(len(panels), groups * cols):
+        axes[2 * (j // cols), j % cols].set_visible(False)
+        axes[2 * (j // cols) + 1, j % cols].set_visible(False)
+    fig.legend(list(handles.values()), [_estimator_label(e) for e in handles],
+               loc="lower center", ncol=len(handles), fontsize=10, frameon=False)
+    fig.suptitle(title, fontsize=12)
+    fig.tight_layout(rect=(0, 0.7 / (5.4 * groups + 0.7), 1, 1))
     save(fig, out_stem)
