@@ -529,7 +529,9 @@ def correction_lookup(metrics, corrections, n_values, m: int, sampling: str = "b
     ndarray of shape (len(n_values), len(metrics), len(corrections), m + 1)
         Entry [j, k, e, s] is M^(s + 1) of metric k and correction e for n = n_values[j].
 
-    Method. ``sampled`` and ``rank_estimate`` are closed forms, evaluated for every n. The
+    Notes
+    -----
+    ``sampled`` and ``rank_estimate`` are closed forms, evaluated for every n. The
     others solve eq. 21-25 from the moments A^T A, A^T b, c of the rank law, and computing
     those (O(n m^2)) dominates: 0.1-0.3 s at n = 26,744, m = 100 without replacement,
     against 3-7 ms for all the solves of one n. With few distinct n (at most ``2 * GRID_LEVELS[0] +
