@@ -1,4 +1,4 @@
-"""LP bounds on the full-ranking metric from published sampled values (bounds, bound_cli)."""
+"""LP bounds on the full-ranking metric from published sampled values (bounds, cli/bound)."""
 import doctest
 import itertools
 

@@ -105,7 +105,7 @@ def test_estimate_bootstrap_is_the_batched_estimate_of_each_draw(tmp_path, capsy
     """``estimate``: the value is the one-histogram estimate; the interval is that of the
     bootstrap histograms' estimates, batched (MLE, WMLE: estimate_batches, the workflow's
     path; MES, BV: one at a time, the same numbers), whatever --processes."""
-    from sampled_metrics.cli import _bootstrap_histograms, _interval
+    from sampled_metrics.cli.inputs import bootstrap_histograms, percentile_interval
     from sampled_metrics.estimators import (estimate_batches, estimate_from_histogram,
                                             sampled_rank_histogram)
     from sampled_metrics.metrics import parse_metrics
@@ -124,7 +124,7 @@ def test_estimate_bootstrap_is_the_batched_estimate_of_each_draw(tmp_path, capsy
     rows = {(a, b): tuple(map(float, rest)) for a, b, *rest in
             (line.split(",") for line in outputs[0].strip().splitlines()[1:])}
     weights = np.stack([x.weights(n) for x in parse_metrics(["recall@10", "ndcg@10"])])
-    boot = _bootstrap_histograms(ranks, m, draws, seed)
+    boot = bootstrap_histograms(ranks, m, draws, seed)
     for name in ("mle", "wmle", "mes", "bv_0.1"):
         value = weights @ estimate_from_histogram(sampled_rank_histogram(ranks, m), n, m, name)
         batched = estimate_batches(boot, n, m, name) @ weights.T
@@ -132,7 +132,7 @@ def test_estimate_bootstrap_is_the_batched_estimate_of_each_draw(tmp_path, capsy
             one = np.stack([estimate_from_histogram(h, n, m, name) for h in boot]) @ weights.T
             assert np.array_equal(batched, one)
         for k, metric in enumerate(["recall@10", "ndcg@10"]):
-            expected = (value[k], *_interval(batched[:, k], 0.95))
+            expected = (value[k], *percentile_interval(batched[:, k], 0.95))
             assert rows[metric, name] == pytest.approx(expected, rel=1e-5, abs=1e-9)
 
 

@@ -6,14 +6,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .compare import agreement_summary, check_interval_draws, compare_positives, compare_ranks, \
+from ..compare import agreement_summary, check_interval_draws, compare_positives, compare_ranks, \
     compare_repeats
-from .metrics import METRIC_NAMES
-from .positives_csv import long_format, read_positions
-from .rankfile import read_rank_file
-from .sampling import SAMPLING_LAWS, check_nm
+from ..metrics import METRIC_NAMES
+from ..positives_csv import long_format, read_positions
+from ..rankfile import read_rank_file
+from ..sampling import SAMPLING_LAWS, check_nm
+from .inputs import file_m, read_sampled_ranks, split_names
 
-__all__ = ["add_compare_parser"]
+__all__ = ["add_parser", "run"]
 
 DESCRIPTION = (
     "Compare two recommenders evaluated on the same users from their sampled ranks r~ "
@@ -36,7 +37,7 @@ DESCRIPTION = (
 DEFAULT_METHODS = "sampled,cls,bv_0.1,mn,mes"
 
 
-def add_compare_parser(sub) -> None:
+def add_parser(sub) -> None:
     """Add the ``compare`` sub-command to the ``sampled-metrics`` parser."""
     p = sub.add_parser("compare", help="is recommender A better than B? (paired, bias-aware)",
                        description=DESCRIPTION)
@@ -75,11 +76,11 @@ def add_compare_parser(sub) -> None:
                    help="refits of the mle estimator for its interval (default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
     p.add_argument("--format", choices=("table", "csv"), default="table")
-    p.set_defaults(func=_cmd_compare)
+    p.set_defaults(func=run)
 
 
-def _cmd_compare(args) -> pd.DataFrame:
-    from .cli import _file_m, _names, read_sampled_ranks
+def run(args) -> pd.DataFrame:
+    """The table of ``compare``: one row per metric and method, or counts over repeats."""
     paths = {"a": Path(args.a), "b": Path(args.b)}
     check_interval_draws("--bootstrap", args.bootstrap, args.level)
     formats = {k: long_format(p) for k, p in paths.items()}
@@ -93,7 +94,7 @@ def _cmd_compare(args) -> pd.DataFrame:
         if args.column is not None:
             raise ValueError("--column only applies to CSV input, not rank files (.npz)")
         for k, f in files.items():
-            args.m = _file_m(f, paths[k], args.m)
+            args.m = file_m(f, paths[k], args.m)
             if args.n is not None and args.n != f.n_items:
                 raise ValueError(f"{paths[k]}: the file records n = {f.n_items} items, but "
                                  f"--n is {args.n}")
@@ -110,7 +111,7 @@ def _cmd_compare(args) -> pd.DataFrame:
     sampling = args.sampling or "binomial"
     n, m = check_nm(args.n, args.m, sampling)
     names = _display_names(files, paths, args)
-    metrics, methods = _names(args.metric, "metric"), _names(args.method, "method")
+    metrics, methods = split_names(args.metric, "metric"), split_names(args.method, "method")
     options = dict(level=args.level, bootstrap=args.bootstrap,
                    estimator_bootstrap=args.estimator_bootstrap,
                    paired=args.pairing == "paired")
@@ -133,7 +134,6 @@ def _cmd_compare(args) -> pd.DataFrame:
 
 def _compare_long(args, paths: dict, formats: dict) -> pd.DataFrame:
     """Both inputs in the long position format: corrections per user, paired by user id."""
-    from .cli import _names
     for k, path in paths.items():
         if formats[k] != "positions":
             raise ValueError(f"{path}: compare takes the long position format (user,position,"
@@ -154,7 +154,8 @@ def _compare_long(args, paths: dict, formats: dict) -> pd.DataFrame:
                          f"{(list(only_a) + list(only_b))[0]!r})")
     names = _display_names({}, paths, args)
     frame = compare_positives({names[0]: table_a, names[1]: table_b},
-                              _names(args.metric, "metric"), _names(args.method, "method"),
+                              split_names(args.metric, "metric"),
+                              split_names(args.method, "method"),
                               sampling=args.sampling or "binomial", level=args.level,
                               bootstrap=args.bootstrap, seed=args.seed)
     return _worded(frame, names)

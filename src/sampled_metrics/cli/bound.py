@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .bounds import SHAPES, bound_full_metrics, parse_observed
-from .metrics import parse_metric
-from .sampling import SAMPLING_LAWS
+from ..bounds import SHAPES, bound_full_metrics, parse_observed
+from ..metrics import parse_metric
+from ..sampling import SAMPLING_LAWS
+from .inputs import split_names
 
-__all__ = ["add_bound_parser"]
+__all__ = ["add_parser", "run"]
 
 DESCRIPTION = (
     "Interval of full-ranking values of each --target consistent with published sampled "
@@ -24,7 +25,7 @@ SHAPE_NAMES = {"none": None, "non-increasing": "non-increasing"}
 assert set(SHAPE_NAMES.values()) == set(SHAPES)
 
 
-def add_bound_parser(sub) -> None:
+def add_parser(sub) -> None:
     """Add the ``bound`` sub-command to the ``sampled-metrics`` parser."""
     p = sub.add_parser("bound", help="full-ranking metric implied by published sampled values",
                        description=DESCRIPTION)
@@ -50,23 +51,23 @@ def add_bound_parser(sub) -> None:
     p.add_argument("--level", type=float, default=0.95, help="with --users: simultaneous "
                    "confidence level of the noise allowance (default %(default)s)")
     p.add_argument("--format", choices=("table", "csv"), default="table")
-    p.set_defaults(func=_cmd_bound)
+    p.set_defaults(func=run)
 
 
-def _cmd_bound(args) -> pd.DataFrame:
-    from .cli import _names
+def run(args) -> pd.DataFrame:
+    """The table of ``bound``: one row per target metric and shape."""
     try:
         parse_observed(args.observed)
     except ValueError as err:
         raise ValueError(f"--observed {err}") from None
     targets = []
-    for name in _names(args.target, "--target"):
+    for name in split_names(args.target, "--target"):
         try:
             targets.append(parse_metric(name))
         except ValueError as err:
             raise ValueError(f"--target {name!r}: {err}") from None
     shapes = []
-    for name in _names(args.shape, "--shape"):
+    for name in split_names(args.shape, "--shape"):
         if name.lower() not in SHAPE_NAMES:
             raise ValueError(f"--shape {name!r}: expected none or non-increasing")
         shapes.append(SHAPE_NAMES[name.lower()])

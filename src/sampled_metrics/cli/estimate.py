@@ -1,0 +1,103 @@
+"""``sampled-metrics estimate``: metrics from the distribution of true ranks estimated from
+sampled ranks (Jin et al.; see ``--help``)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..checks import check_allocation
+from ..logs import progress
+from ..metrics import METRIC_NAMES, parse_metrics
+from .inputs import add_input_options, bootstrap_histograms, check_bootstrap, \
+    check_processes, percentile_interval, read_sampled_ranks, resolve_inputs, split_names
+
+__all__ = ["add_parser", "run"]
+
+DESCRIPTION = (
+    "Estimate the distribution P(r) of true ranks r = 1..n from sampled ranks "
+    "(Jin et al. AAAI'21) and print metric@K = sum_r P(r) M(r) (their eq. 14): "
+    "mle (EM on the mixture of binomials, eq. 19-21), wmle (weighted, eq. 22-23), "
+    "mes (maximal entropy with squared distance, eq. 24-27), bv_<gamma> (from "
+    "KDD'20 BV corrections of Recall@r, eq. 15).")
+
+
+def add_parser(sub) -> None:
+    """Add the ``estimate`` sub-command to the ``sampled-metrics`` parser."""
+    e = sub.add_parser("estimate",
+                       help="metrics from an estimated rank distribution (Jin et al.)",
+                       description=DESCRIPTION)
+    e.add_argument("--metric", default="recall@10,ndcg@10,ap@10",
+                   help=f"comma-separated metrics: {METRIC_NAMES}; default %(default)s")
+    e.add_argument("--estimator", default="mle,wmle,mes,bv_0.1",
+                   help="comma-separated estimators: mle, wmle, mes, bv_<gamma>; "
+                        "default %(default)s")
+    e.add_argument("--eta", type=float, help="MES entropy weight (eq. 26; default 0.001)")
+    e.add_argument("--weight", choices=("ndcg", "ap", "none"),
+                   help="WMLE weight w(r~) = M(r~/C) (after eq. 23; default ndcg)")
+    e.add_argument("--C", type=float, help="WMLE weight constant C (default 10)")
+    add_input_options(e, bootstrap=100)
+    e.add_argument("--processes", type=int, help="worker processes for the bootstrap "
+                   "(default: the CPUs available; the result does not depend on it)")
+    e.add_argument("--format", choices=("table", "csv"), default="table")
+    e.set_defaults(func=run)
+
+
+def run(args) -> pd.DataFrame:
+    """The table of ``estimate``: one row per metric and estimator."""
+    # imported when the command runs: parsing and the other commands do not need it
+    from ..estimators import check_law_matrix_size, sampled_rank_histogram
+    n, m, sampling = resolve_inputs(args)
+    check_bootstrap(args)
+    processes = check_processes(args.processes)
+    check_law_matrix_size(n, m)          # the largest arrays, refused before any is made
+    check_allocation(args.bootstrap * n, f"--bootstrap {args.bootstrap} estimated "
+                     f"distributions over the n = {n} true ranks")
+    ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
+    metrics = parse_metrics(split_names(args.metric, "metric"))
+    names = split_names(args.estimator, "estimator")
+    for option, owner in (("eta", "mes"), ("weight", "wmle"), ("C", "wmle")):
+        if getattr(args, option) is not None and owner not in names:
+            raise ValueError(f"--{option} only applies to the estimator {owner!r}, but "
+                             f"--estimator is {args.estimator!r}")
+    options = {name: _estimator_options(name, args) for name in names}
+    weights = np.stack([metric.weights(n) for metric in metrics])
+    hist = sampled_rank_histogram(ranks, m)
+    boot = bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
+    rows = []
+    with progress("sampled-metrics estimate", total=len(names)) as bar:
+        for name in names:
+            bar.advance(0, f"{name}: estimate and {args.bootstrap} bootstrap draws")
+            value = weights @ _estimate(name, hist[None], n, m, sampling, options[name])[0]
+            draws = _estimate(name, boot, n, m, sampling, options[name], processes) @ weights.T
+            rows += [(metric.name, name, value[k], *percentile_interval(draws[:, k], args.level))
+                     for k, metric in enumerate(metrics)]
+            bar.advance()
+    return pd.DataFrame(rows, columns=["metric", "estimator", "value", "ci_low", "ci_high"])
+
+
+def _estimator_options(name: str, args) -> dict:
+    """The options of estimator ``name`` given on the command line (validated)."""
+    # imported when the command runs: parsing and the other commands do not need it
+    from ..estimators import parse_estimator
+    options = {}
+    if name == "mes" and args.eta is not None:
+        options = {"eta": args.eta}
+    if name == "wmle":
+        options = {k: v for k, v in (("weight", args.weight), ("C", args.C)) if v is not None}
+    parse_estimator(name, **options)                        # fail early
+    return options
+
+
+def _estimate(name: str, hists: np.ndarray, n: int, m: int, sampling: str, options: dict,
+              processes: int | None = None) -> np.ndarray:
+    """P^ of each histogram (rows of ``hists``): (J, n). ``processes=None``: one histogram
+    at a time in this process (the point estimate, as :func:`estimate_from_histogram`);
+    else the bootstrap's many histograms batched (:func:`estimate_batches`: MLE and WMLE
+    iterate a batch together, so a draw's estimate equals the one-at-a-time estimate up to
+    the rounding of the shared matrix products, see :mod:`sampled_metrics.em_batch`)."""
+    # imported when the command runs: parsing and the other commands do not need it
+    from ..estimators import estimate_batches, estimate_from_histogram
+    if processes is None:
+        return np.stack([estimate_from_histogram(h, n, m, name, sampling, **options)
+                         for h in hists])
+    return estimate_batches(hists, n, m, name, sampling, processes=processes, **options)
