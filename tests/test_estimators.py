@@ -433,13 +433,13 @@ def test_batched_squarem_equals_one_row_at_a_time(weighted):
     1e-5 of the one-row solver's and not below plain EM's, and give Recall@10 within 2e-3 of
     it (the std over repeats is ~0.015)."""
     from sampled_metrics.em_batch import squarem_rows
-    from sampled_metrics.estimators import (MLE_TOL, SQUAREM_STEP_FACTOR, _mle_problem,
+    from sampled_metrics.estimators import (MLE_TOL, SQUAREM_STEP_FACTOR, mle_problem,
                                             mle_rows)
     n, m, law = 3706, 99, "hypergeometric"
     w = weight_function("ndcg", 10) if weighted else None
     hists = [movielens_histogram(m, law, seed, a=0.44 + 0.04 * seed) for seed in range(4)]
     batch = mle_rows(hists, n, m, law, weights=w)
-    problems = [_mle_problem(h, n, m, law, w, 10_000, None, None, None, None) for h in hists]
+    problems = [mle_problem(h, n, m, law, w, 10_000, None, None, None, None) for h in hists]
     _, info = squarem_rows(problems[0][0], np.stack([p[1] for p in problems]),
                            np.stack([p[2] for p in problems]), 10_000, MLE_TOL["squarem"],
                            SQUAREM_STEP_FACTOR)

@@ -1,7 +1,7 @@
 """The protocols study's simulation of drawn negatives: the laws it claims."""
 import numpy as np
 
-from sampled_metrics.steps.protocols import _categorical_counts, _uniform_counts
+from sampled_metrics.steps.protocols import categorical_counts, uniform_counts
 
 
 def test_uniform_counts_follow_the_laws():
@@ -11,7 +11,7 @@ def test_uniform_counts_follow_the_laws():
     row = np.array([0, 0, 0, 1])
     k, N, M = np.array([3, 1]), np.array([100, 50]), np.array([30, 20])
     for replace in (True, False):
-        ys = np.array([_uniform_counts(rng, x, row, k, N, M, replace) for _ in range(3000)])
+        ys = np.array([uniform_counts(rng, x, row, k, N, M, replace) for _ in range(3000)])
         assert (ys[:, 3] == 0).all() and (ys[:, 0] == ys[:, 1]).all()
         mean = M[row] * x / N[row]
         var = M[row] * (x / N[row]) * (1 - x / N[row])
@@ -26,7 +26,7 @@ def test_categorical_counts():
     rng = np.random.default_rng(10)
     qn = np.array([[0.5, 0.25, 0.25, 0.0], [0.1, 0.2, 0.3, 0.4]])
     N, M = np.array([3, 4]), np.array([1000, 2000])
-    counts = sum(_categorical_counts(rng, qn, N, M) for _ in range(50))
+    counts = sum(categorical_counts(rng, qn, N, M) for _ in range(50))
     assert counts[0, 3] == 0 and (counts.sum(axis=1) == 50 * M).all()
     expected = 50 * M[:, None] * qn
     assert np.all(np.abs(counts - expected) <= 4 * np.sqrt(expected) + 1e-9)

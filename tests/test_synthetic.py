@@ -88,8 +88,8 @@ def test_items_follow_successive_sampling():
     the frequency of every 3-item set with its exact probability (chi-square)."""
     reps, weights = 20_000, np.array([5.0, 3.0, 1.0, 1.0, 0.5])
     clusters, boost = np.array([0, 1, 0, 1, 0]), 3.0
-    sampler = syn._ItemSampler(weights, clusters, np.zeros(reps, dtype=int), 2, boost)
-    keys = syn._draw_block(np.full(reps, 3), 0, sampler, 5, np.random.default_rng(1))
+    sampler = syn.ItemSampler(weights, clusters, np.zeros(reps, dtype=int), 2, boost)
+    keys = syn.draw_block(np.full(reps, 3), 0, sampler, 5, np.random.default_rng(1))
     assert keys.size == 3 * reps and np.all(np.diff(keys) > 0)
     sets = np.sort((keys % 5).reshape(reps, 3), axis=1)
     w = weights * np.where(clusters == 0, boost, 1.0)

@@ -31,7 +31,7 @@ import time
 import numpy as np
 from scipy import special
 
-from .estimators import _mle_squarem, MLE_TOL
+from .estimators import MLE_TOL, mle_squarem
 from .sampling import SAMPLING_LAWS, check_nm, rank_pmf
 
 __all__ = ["DEFAULT_SIZES", "check_sizes", "draw_adaptive", "adaptive_law",
@@ -168,7 +168,7 @@ def adaptive_mle(stage, count, n: int, sizes=DEFAULT_SIZES, sampling: str = "bin
     tol = MLE_TOL["squarem"] if tol is None else float(tol)
     pi = np.full(n, 1.0 / n)
     start = time.perf_counter()
-    pi, trace, it, evaluations, converged = _mle_squarem(np.ascontiguousarray(L), h, pi,
-                                                         pi @ L, int(max_iter), tol)
+    pi, trace, it, evaluations, converged = mle_squarem(np.ascontiguousarray(L), h, pi,
+                                                        pi @ L, int(max_iter), tol)
     return pi, {"loglik": np.array(trace), "iterations": it, "evaluations": evaluations,
                 "converged": converged, "seconds": time.perf_counter() - start}

@@ -30,7 +30,7 @@ solves the constrained problem as a non-negative least-squares problem in the di
 d[r~] = M^(r~) - M^(r~+1) >= 0 (Lawson-Hanson active set), with the same least-c-norm
 tie-break among its numerically equal minimisers (a weight 1e-10 on sum_r~ c[r~] M^(r~)^2;
 without it rounding noise of the moments moves CLS by up to 1e-5, 0.04 for AUC, see
-:func:`_solve_cls`); CLS of AUC is the sampled AUC, exactly (it is unbiased and monotone).
+:func:`solve_cls`); CLS of AUC is the sampled AUC, exactly (it is unbiased and monotone).
 
 Many n at once. :func:`correction_lookup` returns the vectors for thousands of distinct n
 (per-user candidate counts n_u) by interpolating the moments in log n on a Chebyshev grid
@@ -59,7 +59,9 @@ from .sampling import check_nm, narrow_block_rows, rank_pmf, rank_pmf_band, \
 
 __all__ = ["CORRECTIONS", "UnboundedCorrectionWarning", "RankLawMoments", "rank_law_moments", "correction", "correction_vectors",
            "apply_correction", "parse_correction", "correction_label", "bias_variance",
-           "rank_estimate_ranks", "correction_lookup", "mean_corrected", "LOOKUP_TOL"]
+           "rank_estimate_ranks", "correction_lookup", "mean_corrected", "LOOKUP_TOL",
+           "check_prior", "clear_moment_cache", "solve_bv", "solve_cls", "nnls_last_free",
+           "grid_points", "Interpolant"]
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +69,7 @@ CORRECTIONS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv", "mapping
 _BV_RE = re.compile(r"^bv[_ -]?(\d*\.?\d+(?:e-?\d+)?)$")
 #: Relative eigenvalue cut-off of the pseudo-inverse used by ``minimal_bias``.
 RCOND = 1e-15
-#: Weight of the least-c-norm tie-break of CLS (see :func:`_solve_cls`).
+#: Weight of the least-c-norm tie-break of CLS (see :func:`solve_cls`).
 CLS_TIE = 1e-10
 #: Number of pmf entries computed per block when accumulating the moments.
 BLOCK_ENTRIES = 2_000_000
@@ -114,7 +116,7 @@ def correction_label(method: str, gamma: float | None = None) -> str:
     return name if name != "bv" else f"bv_{g:g}"
 
 
-def _check_prior(prior, n: int) -> np.ndarray | None:
+def check_prior(prior, n: int) -> np.ndarray | None:
     """None for the uniform prior p(r) = 1/n, else a validated float64 vector of length n."""
     if prior is None:
         return None
@@ -176,7 +178,7 @@ def rank_law_moments(metrics, n: int, m: int, sampling: str = "binomial", prior=
     check_allocation((2 + len(metric_list)) * n, f"the rank law over the n = {n} items")
     check_allocation(2 * (m + 1) ** 2, f"the (m+1) x (m+1) system of the corrections at "
                      f"m = {m} (and its factorisation)")
-    p = _check_prior(prior, n)
+    p = check_prior(prior, n)
     if p is None and not narrow_blocks:
         return _uniform_moments(tuple(metric_list), n, m, sampling, direct)
     p = np.full(n, 1.0 / n) if p is None else p
@@ -187,6 +189,12 @@ def rank_law_moments(metrics, n: int, m: int, sampling: str = "binomial", prior=
 def _uniform_moments(metric_list: tuple, n: int, m: int, sampling: str, direct: bool):
     return _moments(list(metric_list), n, m, sampling,
                     np.full(n, 1.0 / n), direct)
+
+
+def clear_moment_cache() -> None:
+    """Forget the cached moments of the uniform prior (:func:`rank_law_moments` computes
+    them anew), e.g. to time their computation or to change ``BLOCK_ENTRIES``."""
+    _uniform_moments.cache_clear()
 
 
 def _moments(metric_list, n, m, sampling, p, direct, narrow_blocks=False) -> RankLawMoments:
@@ -224,7 +232,7 @@ def rank_estimate_ranks(n: int, m: int) -> np.ndarray:
     return 1 + ((n - 1) * s) // m
 
 
-def _solve_bv(mom: RankLawMoments, k, gamma: float, eig=None) -> np.ndarray:
+def solve_bv(mom: RankLawMoments, k, gamma: float, eig=None) -> np.ndarray:
     """((1 - gamma) A^T A + gamma diag(c))^{-1} A^T b (eq. 25) = D V ((1 - gamma) L +
     gamma)^-1 V^T D A^T b with D G D = V L V^T (D = diag(c)^-1/2, see :func:`_scaled_eig`);
     gamma = 0 is eq. 21, solved as :func:`_solve_minimal_bias` (A^T A alone is numerically
@@ -253,7 +261,7 @@ def _scaled_eig(mom: RankLawMoments):
 
 
 def _solve_minimal_bias(mom: RankLawMoments, k, eig=None) -> np.ndarray:
-    """Least-c-norm minimiser of eq. 21: D (D G D)^+ D A^T b (``k`` as in :func:`_solve_bv`)."""
+    """Least-c-norm minimiser of eq. 21: D (D G D)^+ D A^T b (``k`` as in :func:`solve_bv`)."""
     eig = eig or _scaled_eig(mom)
     lam = eig[1]
     return _spectral_solve(mom, k, eig, lam, keep=lam > RCOND * lam.max())
@@ -270,7 +278,7 @@ def _spectral_solve(mom, k, eig, scale, keep=None) -> np.ndarray:
     return d * (V @ ((V.T @ (d * rhs)) / scale))
 
 
-def _solve_cls(mom: RankLawMoments, k: int, eig=None, system=None) -> np.ndarray:
+def solve_cls(mom: RankLawMoments, k: int, eig=None, system=None) -> np.ndarray:
     """Eq. 21 subject to M^(s) >= M^(s+1), as non-negative least squares, with a tie-break.
 
     A^T A is singular to machine precision, so the monotone minimisers of eq. 21 form a
@@ -286,7 +294,7 @@ def _solve_cls(mom: RankLawMoments, k: int, eig=None, system=None) -> np.ndarray
     With D G D = V L V^T (D = diag(c)^-1/2), the objective equals ||R T x - z||^2 + const
     with R = (L + CLS_TIE)^1/2 V^T D^-1, z = (L + CLS_TIE)^-1/2 V^T D A^T b, M^ = T x,
     x[s] = M^(s) - M^(s+1) >= 0 for s <= m, x[m+1] = M^(m+1) free and T upper-triangular
-    ones; :func:`_nnls_last_free` solves it (R T has full rank). ``system`` is
+    ones; :func:`nnls_last_free` solves it (R T has full rank). ``system`` is
     :func:`_cls_system` of ``eig``, shared by the metrics.
 
     AUC is affine in r and its sampled version is unbiased under both sampling laws
@@ -300,18 +308,18 @@ def _solve_cls(mom: RankLawMoments, k: int, eig=None, system=None) -> np.ndarray
     eig = eig or _scaled_eig(mom)
     d, _, V = eig
     RT, sl = system or _cls_system(eig)
-    x = _nnls_last_free(RT, (V.T @ (d * mom.atb[:, k])) / sl)
+    x = nnls_last_free(RT, (V.T @ (d * mom.atb[:, k])) / sl)
     return np.cumsum(x[::-1])[::-1]  # M^(s) = sum_{j >= s} x[j]
 
 
 def _cls_system(eig) -> tuple[np.ndarray, np.ndarray]:
-    """(R T, (L + CLS_TIE)^1/2) of :func:`_solve_cls` for the decomposition ``eig``."""
+    """(R T, (L + CLS_TIE)^1/2) of :func:`solve_cls` for the decomposition ``eig``."""
     d, lam, V = eig
     sl = np.sqrt(lam + CLS_TIE)
     return np.cumsum((sl[:, None] * V.T) / d[None, :], axis=1), sl  # R @ T: T[i, j] = 1, i <= j
 
 
-def _nnls_last_free(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+def nnls_last_free(A: np.ndarray, b: np.ndarray) -> np.ndarray:
     """min ||A x - b|| subject to x[:-1] >= 0 (x[-1] free), by Lawson and Hanson's active-set
     algorithm (the last variable is always in the passive set).
 
@@ -410,7 +418,7 @@ def _correction_array(metric_list, n: int, m: int, parsed, mom,
         shared > 1 or any(name in ("cls", "minimal_bias") for name, _ in parsed)) else None
     for e, (name, gamma) in enumerate(parsed):
         if name in ("minimal_bias", "bv"):
-            out[:, e] = _solve_bv(mom, slice(None), gamma or 0.0, eig).T
+            out[:, e] = solve_bv(mom, slice(None), gamma or 0.0, eig).T
         if name == "minimal_bias" or (name == "bv" and not gamma):
             _check_range(metric_list, n, m, out[:, e])
     system = _cls_system(eig) if any(name == "cls" for name, _ in parsed) else None
@@ -421,7 +429,7 @@ def _correction_array(metric_list, n: int, m: int, parsed, mom,
             elif name == "rank_estimate":
                 out[k, e] = metric(rank_estimate_ranks(n, m), n)
             elif name == "cls":
-                out[k, e] = _solve_cls(mom, k, eig, system)
+                out[k, e] = solve_cls(mom, k, eig, system)
             elif name == "mapping":
                 out[k, e] = mapping_correction(metric, n, m, sampling)
     return out
@@ -469,7 +477,7 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
     n, m = check_nm(n, m, sampling)
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
     parsed = _parse_methods(methods)
-    prior = _check_prior(prior, n)
+    prior = check_prior(prior, n)
     mom = (rank_law_moments(metric_list, n, m, sampling, prior, narrow_blocks=narrow_blocks)
            if _needs_moments(parsed) else None)
     arr = _correction_array(metric_list, n, m, parsed, mom, sampling)
@@ -633,7 +641,7 @@ def _unflatten(flat, n, metric_names, m, sampling) -> RankLawMoments:
                           flat[a + size * K:a + size * K + size], flat[a + size * K + size:])
 
 
-def _grid_points(n_lo: int, n_hi: int, intervals: int) -> np.ndarray:
+def grid_points(n_lo: int, n_hi: int, intervals: int) -> np.ndarray:
     """Integers nearest the Chebyshev-Lobatto points of [log n_lo, log n_hi]."""
     x_lo, x_hi = np.log(n_lo), np.log(n_hi)
     theta = np.pi * (np.arange(intervals + 1) / intervals)
@@ -641,7 +649,7 @@ def _grid_points(n_lo: int, n_hi: int, intervals: int) -> np.ndarray:
     return np.unique(np.clip(np.rint(np.exp(x)), n_lo, n_hi).astype(np.int64))
 
 
-class _Interpolant:
+class Interpolant:
     """Barycentric polynomial interpolation in log n through exact values at integer nodes."""
 
     def __init__(self, nodes, values):
@@ -686,12 +694,12 @@ def _grid_arrays(distinct, args, processes, done=None) -> np.ndarray:
             done[n] = res
 
     for level in GRID_LEVELS:
-        nodes, fine = _grid_points(n_lo, n_hi, level), _grid_points(n_lo, n_hi, 2 * level)
+        nodes, fine = grid_points(n_lo, n_hi, level), grid_points(n_lo, n_hi, 2 * level)
         if fine.size < 2 * level + 1 or fine.size >= distinct.size:
             break   # points collide after rounding, or exact per n is as cheap
         exact_at(fine)
         checks = np.setdiff1d(fine, nodes)
-        interp = _Interpolant(nodes, np.stack([done[int(n)][0] for n in nodes]))
+        interp = Interpolant(nodes, np.stack([done[int(n)][0] for n in nodes]))
         got = np.concatenate(map_items(_interpolated, [[n] for n in checks], interp, *args,
                                        processes=processes))
         want = np.stack([done[int(n)][1] for n in checks])

@@ -58,7 +58,7 @@ def em_rows(A, H, PI, iterations: int) -> np.ndarray:
 
 
 def squarem_rows(A, H, PI, max_iter: int, tol: float, step_factor: float):
-    """SQUAREM on u = log pi for every row, as ``estimators._mle_squarem`` does for one.
+    """SQUAREM on u = log pi for every row, as ``estimators.mle_squarem`` does for one.
 
     Parameters
     ----------

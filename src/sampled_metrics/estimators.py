@@ -33,7 +33,7 @@ import numpy as np
 from scipy import linalg, special
 
 from .checks import check_allocation
-from .corrections import _check_prior, _solve_bv, parse_correction, rank_law_moments
+from .corrections import check_prior, parse_correction, rank_law_moments, solve_bv
 from .em_batch import em_rows, squarem_rows
 from .metrics import parse_metric
 from .parallel import map_items
@@ -43,7 +43,8 @@ __all__ = ["sampled_rank_histogram", "mixture_matrix", "check_law_matrix_size", 
            "weight_function", "wmle", "WMLE_READINGS", "expected_weights", "mes",
            "mes_kkt_residual", "bv_distribution", "MLE_SOLVERS", "estimate_rank_distribution",
            "estimate_from_histogram", "estimate_many", "estimate_batches", "mle_rows",
-           "parse_estimator", "metric_from_distribution", "ESTIMATORS"]
+           "parse_estimator", "metric_from_distribution", "ESTIMATORS", "mle_problem",
+           "mle_squarem"]
 
 log = logging.getLogger(__name__)
 
@@ -227,7 +228,7 @@ def mle_rows(hists, n: int, m: int, sampling: str = "binomial", weights=None,
     EM to convergence (``solver='em'`` without epochs) one row at a time. The uniform
     start of every row, as Jin et al.'s.
     """
-    problems = [_mle_problem(h, n, m, sampling, weights, max_iter, tol, None, solver, epochs)
+    problems = [mle_problem(h, n, m, sampling, weights, max_iter, tol, None, solver, epochs)
                 for h in hists]
     if not problems:
         return np.zeros((0, int(n)))
@@ -411,8 +412,8 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         ``loglik`` (trace: L at the start and after each iteration, non-decreasing),
         ``iterations``, ``evaluations`` (of F), ``converged``, ``seconds``, ``solver``.
     """
-    A, h, pi, solver, max_iter, tol = _mle_problem(hist, n, m, sampling, weights, max_iter,
-                                                   tol, init, solver, epochs)
+    A, h, pi, solver, max_iter, tol = mle_problem(hist, n, m, sampling, weights, max_iter,
+                                                  tol, init, solver, epochs)
     n = pi.size
     obs = h > 0
     q = pi @ A
@@ -426,8 +427,8 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         converged = converged or epochs is not None
     else:
         A_obs = A if obs.all() else np.ascontiguousarray(A[:, obs])
-        pi, trace, it, evaluations, converged = _mle_squarem(A_obs, h[obs], pi, q[obs],
-                                                             max_iter, tol)
+        pi, trace, it, evaluations, converged = mle_squarem(A_obs, h[obs], pi, q[obs],
+                                                            max_iter, tol)
     seconds = time.perf_counter() - start
     (log.info if converged else log.warning)(
         "mle (%s): n=%d m=%d %s: %d iterations, %d EM evaluations, loglik %.10g, %s in "
@@ -438,7 +439,7 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
                 "epochs": epochs}
 
 
-def _mle_problem(hist, n, m, sampling, weights, max_iter, tol, init, solver, epochs):
+def mle_problem(hist, n, m, sampling, weights, max_iter, tol, init, solver, epochs):
     """Validated inputs of :func:`mle`: (A, h normalised (weighted), starting pi, solver,
     max_iter, tol), with ``epochs`` turned into max_iter = epochs and tol = 0."""
     n, m = check_nm(n, m, sampling)
@@ -510,7 +511,7 @@ def _mle_em(A, h, obs, pi, q, max_iter: int, tol: float):
     return pi, trace, it, converged
 
 
-def _mle_squarem(A, h, pi, q, max_iter: int, tol: float):
+def mle_squarem(A, h, pi, q, max_iter: int, tol: float):
     """SQUAREM on u = log pi (see :func:`mle`); A, h over the observed sampled ranks only
     (h > 0), q = A^T pi."""
     one_block = A.size <= SQUAREM_ONE_BLOCK_ENTRIES
@@ -788,9 +789,9 @@ def bv_distribution(hist, n: int, m: int, gamma: float, sampling: str = "binomia
     n, m = check_nm(n, m, sampling)
     P = _check_hist(hist, m)
     _, gamma = parse_correction("bv", gamma)
-    p = _check_prior(prior, n)
+    p = check_prior(prior, n)
     mom = rank_law_moments("recall@1", n, m, sampling, p)
-    y = _solve_bv(dataclasses.replace(mom, atb=P[:, None]), 0, gamma)
+    y = solve_bv(dataclasses.replace(mom, atb=P[:, None]), 0, gamma)
     out = mixture_matrix(n, m, sampling) @ y
     return out / n if p is None else out * p
 

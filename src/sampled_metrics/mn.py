@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from .corrections import _check_prior, rank_law_moments
+from .corrections import check_prior, rank_law_moments
 from .metrics import parse_metric
 from .sampling import check_nm
 
@@ -41,7 +41,7 @@ __all__ = ["mn_correction", "mn_system"]
 def mn_system(n: int, m: int, prior, users: int, sampling: str = "binomial", metrics=("recall@1",)):
     """(H, A^T D M) of MN's normal equations, H = A^T D A + (1/U)(diag(A^T 1) - A^T A)."""
     n, m = check_nm(n, m, sampling)
-    p = _check_prior(prior, n)
+    p = check_prior(prior, n)
     if p is None:
         raise ValueError("MN needs a prior P(r) (e.g. the MES estimate), got None")
     if isinstance(users, bool) or int(users) != users or users < 1:

@@ -70,7 +70,7 @@ from .sampling import SAMPLING_LAWS
 from .shifted import FIRST_ONLY, ShiftedMetric, shifted_term as _term
 
 __all__ = ["ShiftedMetric", "PositiveTable", "correct_multi_positive", "correct_positives",
-           "multi_positive_metric", "DEFAULT_MAX_M"]
+           "multi_positive_metric", "per_user_metric", "DEFAULT_MAX_M"]
 
 #: Sample size above which moment-based corrections use the thinned count (module docstring).
 DEFAULT_MAX_M = 100
@@ -217,7 +217,10 @@ def _normaliser(metric: Metric, k: np.ndarray) -> np.ndarray:
     return 1.0 / idcg[top.astype(np.int64) - 1]
 
 
-def _per_user(table: PositiveTable, metric: Metric, terms: np.ndarray) -> np.ndarray:
+def per_user_metric(table: PositiveTable, metric: Metric, terms: np.ndarray) -> np.ndarray:
+    """The metric of each user: the per-positive ``terms`` (one per row of ``table``)
+    summed over the user's positives, times the metric's factor for k_u positives (the
+    module table)."""
     sums = np.bincount(table.user, weights=terms, minlength=table.k.size)
     return _normaliser(metric, table.k) * sums
 
@@ -230,7 +233,7 @@ def multi_positive_metric(metric, positions, n_nonrelevant) -> np.ndarray:
     metric = parse_metric(metric)
     N = table.n_nonrelevant[table.user]
     s = table.position - table.above
-    return _per_user(table, metric, _term(metric, table.above, s, N + 1))
+    return per_user_metric(table, metric, _term(metric, table.above, s, N + 1))
 
 
 def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, method: str,
@@ -307,7 +310,7 @@ def correct_positives(table: PositiveTable, metrics, methods, sampling: str = "b
                 terms = _term(metric, table.above, 1 + (N * (s - 1)) // M, N + 1)
             else:
                 continue
-            out[(metric.name, label)] = _per_user(table, metric, terms)
+            out[(metric.name, label)] = per_user_metric(table, metric, terms)
     moment = [(p, label) for p, label in zip(parsed, labels) if p[0] not in
               ("sampled", "rank_estimate")]
     if moment:
@@ -315,5 +318,5 @@ def correct_positives(table: PositiveTable, metrics, methods, sampling: str = "b
                               int(max_m), processes)
         for k, metric in enumerate(metrics):
             for e, (_, label) in enumerate(moment):
-                out[(metric.name, label)] = _per_user(table, metric, terms[k, e])
+                out[(metric.name, label)] = per_user_metric(table, metric, terms[k, e])
     return out

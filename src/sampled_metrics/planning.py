@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 
 from .checks import check_allocation
-from .corrections import _check_prior, correction_label, correction_vectors
+from .corrections import check_prior, correction_label, correction_vectors
 from .metrics import parse_metric
 from .sampling import check_nm, expected_metric_matrix
 
@@ -48,7 +48,7 @@ def bias_at(metric, n: int, m: int, correction_name: str = "sampled", sampling: 
         raise ValueError(f"unknown bias criterion {criterion!r}; expected 'rms' or 'mean'")
     n, m = check_nm(n, m, sampling)
     check_allocation(4 * n, f"the rank law over the n = {n} items")
-    p = _check_prior(prior, n)
+    p = check_prior(prior, n)
     p = np.full(n, 1.0 / n) if p is None else p
     metric = parse_metric(metric)
     vec = correction_vectors([metric], n, m, [correction_name], sampling,

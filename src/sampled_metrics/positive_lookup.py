@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .corrections import GRID_CHECK_TOL, GRID_LEVELS, _grid_points, _Interpolant, \
-    correction_lookup
+from .corrections import GRID_CHECK_TOL, GRID_LEVELS, Interpolant, correction_lookup, \
+    grid_points
 from .sampling import log_rank_pmf
 from .shifted import FIRST_ONLY, ShiftedMetric
 
@@ -55,18 +55,18 @@ class VectorTable:
     def _try_grid(self, metrics, parsed, m, sampling, processes) -> None:
         lo, hi = int(self.distinct[0]), int(self.distinct[-1])
         for level in GRID_LEVELS:
-            nodes, fine = _grid_points(lo, hi, level), _grid_points(lo, hi, 2 * level)
+            nodes, fine = grid_points(lo, hi, level), grid_points(lo, hi, 2 * level)
             if fine.size < 2 * level + 1 or fine.size >= self.distinct.size // 2:
                 return
             exact = correction_lookup(metrics, parsed, fine, m, sampling, processes,
                                       exact=True)
             at = {int(n): i for i, n in enumerate(fine)}
             flat = exact.reshape(fine.size, -1)
-            coarse = _Interpolant(nodes, flat[[at[int(n)] for n in nodes]])
+            coarse = Interpolant(nodes, flat[[at[int(n)] for n in nodes]])
             error = max(float(np.max(np.abs(coarse(int(n)) - flat[at[int(n)]])))
                         for n in np.setdiff1d(fine, nodes))
             if error <= GRID_CHECK_TOL:
-                self.weights = _barycentric_matrix(_Interpolant(fine, flat), self.distinct)
+                self.weights = _barycentric_matrix(Interpolant(fine, flat), self.distinct)
                 self.values = exact                                   # (nodes, C, E, m+1)
                 return
 
@@ -94,7 +94,7 @@ def _cached_table(shifted, parsed, n_values, m, sampling, processes) -> VectorTa
     return _TABLES[key]
 
 
-def _barycentric_matrix(interp: _Interpolant, n_values) -> np.ndarray:
+def _barycentric_matrix(interp: Interpolant, n_values) -> np.ndarray:
     """(len(n_values), nodes): row j holds the weights with which ``interp`` combines its
     node values at n_values[j] (one-hot at a node)."""
     d = (np.log(np.asarray(n_values, dtype=np.float64))[:, None] - interp.centre) \

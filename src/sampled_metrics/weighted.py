@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .metrics import parse_metric
-from .multipositive import PositiveTable, _per_user
+from .multipositive import PositiveTable, per_user_metric
 from .shifted import shifted_term
 
 __all__ = ["weighted_rank_estimate", "weighted_rank_variance", "weighted_corrected_metric"]
@@ -135,4 +135,4 @@ def weighted_corrected_metric(metric, positions, n_nonrelevant, rank_estimates) 
     metric = parse_metric(metric)
     NN = table.n_nonrelevant[table.user]
     x = np.minimum(np.floor(est[table.order] - 1.0), NN)
-    return _per_user(table, metric, shifted_term(metric, table.above, 1.0 + x, NN + 1))
+    return per_user_metric(table, metric, shifted_term(metric, table.above, 1.0 + x, NN + 1))

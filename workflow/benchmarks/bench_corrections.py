@@ -122,7 +122,7 @@ def ml20m_n_u(seed: int = 20) -> np.ndarray:
 
 def fresh_cache() -> None:
     from sampled_metrics import corrections
-    corrections._uniform_moments.cache_clear()
+    corrections.clear_moment_cache()
 
 
 def timed(fn, repeats: int):
@@ -170,7 +170,7 @@ def old_run(src: str, case: str, processes: int, repeats: int, ml1m: str) -> dic
                 else ml20m_sample(np.unique(ml20m_n_u())))
     times = []
     for _ in range(repeats):
-        corrections._uniform_moments.cache_clear()
+        corrections.clear_moment_cache()
         start = time.perf_counter()
         old_lookup(TABLE3_METRICS, TABLE3_CORRECTIONS, n_values, 100, "hypergeometric",
                    processes)
@@ -244,10 +244,10 @@ def section_lookup(args) -> None:
 def worst_placed(distinct: np.ndarray, checks) -> np.ndarray:
     """The distinct n next to (below and above) the accepted grid's check points: these
     points are computed exactly, and the error of the interpolant peaks there."""
-    from sampled_metrics.corrections import GRID_CHECK_TOL, _grid_points
+    from sampled_metrics.corrections import GRID_CHECK_TOL, grid_points
     n_lo, n_hi, _, level, _ = next(c for c in checks if c[4] <= GRID_CHECK_TOL)
-    fine = _grid_points(n_lo, n_hi, 2 * level)
-    peaks = np.setdiff1d(fine, _grid_points(n_lo, n_hi, level))
+    fine = grid_points(n_lo, n_hi, 2 * level)
+    peaks = np.setdiff1d(fine, grid_points(n_lo, n_hi, level))
     others = np.setdiff1d(distinct, fine)
     at = np.searchsorted(others, peaks)
     return np.unique(np.r_[others[np.maximum(at - 1, 0)],

@@ -44,7 +44,7 @@ from ..seeds import generator
 from .errors import DataError, check_fields
 
 __all__ = ["PARAMETERS", "DEFAULT_EXTRA_PER_USER", "ARRAYS", "synthetic_parameters",
-           "user_counts", "generate_synthetic", "read_synthetic"]
+           "user_counts", "generate_synthetic", "read_synthetic", "ItemSampler", "draw_block"]
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ def user_counts(n_users: int, n_events: int, low: int, high: int, sigma: float,
     return low + whole
 
 
-class _ItemSampler:
+class ItemSampler:
     """Draws items for given users from the mixture w_i · (boost if same cluster else 1):
     with probability W / (W + (boost - 1) W_c) by popularity over all items, otherwise by
     popularity within the user's cluster c (W: total weight, W_c: weight of cluster c).
@@ -214,8 +214,8 @@ def _first_draws(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(keys, return_index=True)
 
 
-def _draw_block(counts: np.ndarray, first_user: int, sampler: _ItemSampler, n_items: int,
-                rng: np.random.Generator) -> np.ndarray:
+def draw_block(counts: np.ndarray, first_user: int, sampler: ItemSampler, n_items: int,
+               rng: np.random.Generator) -> np.ndarray:
     """Keys ``(user - first_user) * n_items + item``, ascending, of ``counts[k]`` distinct
     items for each user ``first_user + k``: the first distinct items of a sequence of
     independent draws (successive sampling without replacement).
@@ -290,8 +290,8 @@ def generate_synthetic(path: str | os.PathLike, **parameters) -> Path:
     item_ids = 1 + 3 * np.arange(n_items) + rng.integers(0, 3, size=n_items)
     counts = user_counts(n_users, p["n_events"], p["min_per_user"], p["max_per_user"],
                          p["count_sigma"], generator(seed, "synthetic", "counts"))
-    sampler = _ItemSampler(popularity, item_cluster, user_cluster, p["n_clusters"],
-                           p["cluster_boost"])
+    sampler = ItemSampler(popularity, item_cluster, user_cluster, p["n_clusters"],
+                          p["cluster_boost"])
     draws = generator(seed, "synthetic", "draws")
     ends = np.cumsum(counts)
     blocks = np.searchsorted(ends, np.arange(_BLOCK_DRAWS, int(ends[-1]), _BLOCK_DRAWS))
@@ -299,8 +299,8 @@ def generate_synthetic(path: str | os.PathLike, **parameters) -> Path:
     for lo, hi in zip(np.r_[0, blocks + 1], np.r_[blocks + 1, n_users]):
         if hi > lo:
             begin = int(ends[lo - 1]) if lo else 0
-            items[begin:int(ends[hi - 1])] = _draw_block(counts[lo:hi], lo, sampler, n_items,
-                                                         draws) % n_items
+            items[begin:int(ends[hi - 1])] = draw_block(counts[lo:hi], lo, sampler, n_items,
+                                                        draws) % n_items
             log.info("synthetic: items of users %d-%d of %d drawn", lo + 1, hi, n_users)
     times = generator(seed, "synthetic", "times")
     first = _START + times.integers(0, _START_RANGE, size=n_users)

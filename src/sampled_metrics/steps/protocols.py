@@ -43,7 +43,7 @@ from ..seeds import derive_seed, generator
 from ..weighted import weighted_corrected_metric
 
 __all__ = ["protocol_runs", "protocols_table", "ordering_agreement", "write_runs",
-           "write_outputs", "protocols_figure"]
+           "write_outputs", "protocols_figure", "uniform_counts", "categorical_counts"]
 
 log = logging.getLogger(__name__)
 BLOCK = 512
@@ -91,7 +91,7 @@ def _positions_and_x(model, pos, seed):
     return row, x, a, order_blocks
 
 
-def _uniform_counts(rng, x, row_lo, k, N, M, replace):
+def uniform_counts(rng, x, row_lo, k, N, M, replace):
     """y per positive for one block of users: draws in the gaps between sorted x."""
     b = k.size
     kmax = int(k.max())
@@ -137,7 +137,7 @@ def _popularity_counts(rng, x, row_lo, qn, N, M):
     """(y, x^) per positive of a block under popularity draws (``qn, N`` from
     :func:`_popularity_table`)."""
     b = qn.shape[0]
-    counts = _categorical_counts(rng, qn, N, M)
+    counts = categorical_counts(rng, qn, N, M)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(qn > 0, counts / qn, 0.0)
     cw = np.concatenate([np.zeros((b, 1)), np.cumsum(ratio, axis=1)], axis=1)
@@ -145,7 +145,7 @@ def _popularity_counts(rng, x, row_lo, qn, N, M):
     return cc[row_lo, x], cw[row_lo, x] / M[row_lo]
 
 
-def _categorical_counts(rng, qn, N, M) -> np.ndarray:
+def categorical_counts(rng, qn, N, M) -> np.ndarray:
     """(b, width) counts of M[i] draws from row i's probabilities qn[i, :N[i]] (inverse CDF
     on the rows laid end to end: row offset + cumulative probability)."""
     b, width = qn.shape
@@ -185,7 +185,7 @@ def protocol_runs(split_path, split_kind: str, recommenders: dict, *, dataset: s
         for name, M_u, replace, reps in protocols:
             sampling = "binomial" if replace else "hypergeometric"
             for j in range(reps):
-                y = _draw_blocks(lambda rng, sl, rl, blk: _uniform_counts(
+                y = _draw_blocks(lambda rng, sl, rl, blk: uniform_counts(
                     rng, x[sl], rl, pos.k[blk[0]:blk[1]], N_u[blk[0]:blk[1]],
                     M_u[blk[0]:blk[1]], replace), base, name, rec, j, row, pos)
                 table = PositiveTable.from_long(row, a + 1 + y, N_u, M_u, dense_users=True)
