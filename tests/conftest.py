@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from sampled_metrics.cli import main
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ML1M = ROOT.parent / "shared" / "data" / "ml-1m" / "ml-1m.zip"
 ML1M_ENV = "SAMPLED_METRICS_ML1M"
@@ -41,6 +43,13 @@ def copy_workflow(dest: Path) -> Path:
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
     return dest
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """``sampled-metrics ARGV`` in this process: (exit code, stdout, stderr)."""
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
 def place_local_files(datasets: dict, wd: Path, inside: Path) -> None:

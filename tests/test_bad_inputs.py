@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import place_local_files
+from conftest import copy_workflow, place_local_files
 
 from sampled_metrics import correction
 from sampled_metrics.checks import check_integer
@@ -482,14 +482,6 @@ def test_config_file_mistake(tmp_path, text, expected):
     assert str(f) in str(err.value)
 
 
-def _workflow_copy(dest: Path) -> Path:
-    import shutil
-    for item in ("Snakefile", "workflow", "config", "profiles"):
-        src = ROOT / item
-        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
-    return dest
-
-
 @pytest.mark.workflow
 @pytest.mark.parametrize("extra, expected", [
     ("seed: 1\nseed: 2\n", "sampled-metrics: config file my.yaml: key 'seed' appears twice"),
@@ -507,7 +499,7 @@ def _workflow_copy(dest: Path) -> Path:
      "sampled-metrics: config key datasets.mine: user_col and item_col both name column 'id'"),
 ])
 def test_snakemake_dry_run_fails_in_one_line(tmp_path, extra, expected):
-    wd = _workflow_copy(tmp_path)
+    wd = copy_workflow(tmp_path)
     (wd / "my.yaml").write_text(extra)
     before = files_under(wd)
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile",

@@ -4,12 +4,12 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import run_cli
 
 import sampled_metrics as sm
 from sampled_metrics import bounds
 from sampled_metrics.bounds import (InconsistentObservations, bound_full_metric,
                                     bound_full_metrics, parse_observed)
-from sampled_metrics.cli import main
 from sampled_metrics.sampling import expected_metric_matrix, sampled_metric_weights
 
 
@@ -180,14 +180,8 @@ def test_several_targets_equal_one_at_a_time():
         assert (low, high) == bound_full_metric(given, 3706, 100, name)
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def test_cli_bound(capsys):
-    code, out, err = run(capsys, "bound", "--n", "3706", "--m", "100", "--observed",
+    code, out, err = run_cli(capsys, "bound", "--n", "3706", "--m", "100", "--observed",
                          "hr@10=0.730,ndcg@10=0.447", "--target", "recall@10,ndcg@10",
                          "--format", "csv")
     assert code == 0, err
@@ -210,6 +204,6 @@ def test_cli_bound(capsys):
 ])
 def test_cli_bound_bad_input_one_line(capsys, args, message):
     argv = ["bound", "--n", "3706", "--m", "100", "--observed", "hr@10=0.730"] + args
-    code, out, err = run(capsys, *argv)
+    code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1

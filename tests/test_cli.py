@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from conftest import run_cli
 
 from sampled_metrics import correction
 from sampled_metrics.cli import main
@@ -7,17 +8,11 @@ from sampled_metrics.corrections import apply_correction
 from sampled_metrics.rankfile import RankFile
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def test_correct_prints_corrected_means(tmp_path, capsys):
     ranks = np.random.default_rng(0).integers(1, 102, size=200)
     f = tmp_path / "ranks.txt"
     f.write_text("\n".join(map(str, ranks)) + "\n")
-    code, out, err = run(capsys, "correct", "--ranks", str(f), "--n", "3706", "--m", "100",
+    code, out, err = run_cli(capsys, "correct", "--ranks", str(f), "--n", "3706", "--m", "100",
                          "--metric", "ap,recall@10", "--correction", "sampled,bv_0.1,cls",
                          "--format", "csv")
     assert code == 0, err
@@ -32,7 +27,7 @@ def test_correct_prints_corrected_means(tmp_path, capsys):
 def test_correct_reads_csv_column(tmp_path, capsys):
     f = tmp_path / "ranks.csv"
     f.write_text("user,rank\n1,1\n2,5\n3,11\n")
-    code, out, err = run(capsys, "correct", "--ranks", str(f), "--column", "rank", "--n",
+    code, out, err = run_cli(capsys, "correct", "--ranks", str(f), "--column", "rank", "--n",
                          "1000", "--m", "10", "--metric", "recall@10", "--correction", "sampled")
     assert code == 0, err
     assert "0.666667" in out
@@ -55,14 +50,14 @@ def test_correct_rejects_bad_input(tmp_path, capsys, content, args, message):
     argv = ["correct", "--ranks", str(f), "--n", "1000", "--m", "10"] + args
     if "--m" in args:
         argv = ["correct", "--ranks", str(f), "--n", "1000"] + args
-    code, out, err = run(capsys, *argv)
+    code, out, err = run_cli(capsys, *argv)
     assert code == 2
     assert message in err
     assert len(err.strip().splitlines()) == 1
 
 
 def test_missing_file(capsys):
-    code, _, err = run(capsys, "correct", "--ranks", "/nonexistent/x", "--n", "10", "--m", "2")
+    code, _, err = run_cli(capsys, "correct", "--ranks", "/nonexistent/x", "--n", "10", "--m", "2")
     assert code == 2 and "no such file" in err
 
 
@@ -117,7 +112,7 @@ def test_estimate_bootstrap_is_the_batched_estimate_of_each_draw(tmp_path, capsy
             str(draws), "--seed", str(seed), "--metric", "recall@10,ndcg@10", "--format", "csv"]
     outputs = []
     for processes in ("1", "2"):
-        code, out, err = run(capsys, *argv, "--processes", processes)
+        code, out, err = run_cli(capsys, *argv, "--processes", processes)
         assert code == 0 and err == ""
         outputs.append(out)
     assert outputs[0] == outputs[1]
@@ -139,6 +134,6 @@ def test_estimate_bootstrap_is_the_batched_estimate_of_each_draw(tmp_path, capsy
 def test_estimate_rejects_bad_processes(tmp_path, capsys):
     f = tmp_path / "r.txt"
     f.write_text("1\n2\n")
-    code, _, err = run(capsys, "estimate", "--ranks", str(f), "--n", "100", "--m", "5",
+    code, _, err = run_cli(capsys, "estimate", "--ranks", str(f), "--n", "100", "--m", "5",
                        "--processes", "0")
     assert code == 2 and "--processes must be >= 1" in err and len(err.splitlines()) == 1
