@@ -4,12 +4,12 @@ Tables 3-4 and Jin et al.'s Tables 2 and 4 of the test configuration's second da
 (synthetic-small) are made through SLURM, and every file the cluster run wrote under results/
 (the tables in csv, md and tex, rank files, per-repeat corrections, estimates, split) must be
 byte-identical to the local run's (``local_run``); the fan-out must map to SLURM jobs as the
-README says (one fit job per (dataset, recommender), one ranks job per shard of users, here
+the docs say (one fit job per (dataset, recommender), one ranks job per shard of users, here
 two per recommender, one corrections job per (dataset, m), one estimates job per (dataset,
 recommender, m); the gather of the shards runs locally), as ``sacct`` records them. One dataset and
 no figures keep CI short: each SLURM job costs 10-20 s of Snakemake start-up on 2 shared cores,
 and these 14 jobs are every kind of dataset job (the other dataset only repeats them; a full
-``all`` run of config/test.yaml, 52 jobs, was checked identical the same way, README).
+``all`` run of config/test.yaml, 52 jobs, was checked identical the same way, docs/guide/cluster.md).
 
 Needs ``sbatch``, a node up, SLURM accounting (``sacct``) and the executor plugin
 (``pip install -e ".[slurm]"``); on a Debian machine, as root, ``workflow/cluster/local-slurm.sh
@@ -87,7 +87,7 @@ def table_targets() -> list[str]:
 
 @pytest.fixture(scope="module")
 def slurm_run(slurm, tmp_path_factory):
-    """The README's cluster command on config/test.yaml; partition and account given on the
+    """The documented cluster command on config/test.yaml; partition and account given on the
     command line (the profile names none). Returns the workdir and sacct's rows of its jobs."""
     wd = copy_workflow(tmp_path_factory.mktemp("slurm"))
     partition, account = partition_and_account()

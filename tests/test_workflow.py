@@ -208,7 +208,7 @@ def test_invalid_config_is_rejected(tmp_path):
 
 
 def test_resume_after_kill_9(workdir, tmp_path):
-    """kill -9 of snakemake and its jobs mid-run, then the README's two commands
+    """kill -9 of snakemake and its jobs mid-run, then the two documented commands
     (``snakemake --unlock``, then the run again) finish the run with the same bytes, and no
     partial or temporary file is left."""
     import os

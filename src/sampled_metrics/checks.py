@@ -2,7 +2,7 @@
 
 A boolean is not a number here (``m=True`` is refused, not read as m = 1); ranks are finite
 integers in their range; vectors are 1-D of the stated length; and an allocation larger than
-the memory this machine has is refused before it is tried, with the size it would need.
+the memory available is refused before it is tried, with the size it would need.
 """
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ of Jin et al.) the comparison reports
 A verdict is therefore confident only if the sign of the difference survives the sampling
 noise both when the method's bias is the estimated one and when it is zero (the plug-in may
 be wrong; MES's entropy term biases P^ towards flat distributions). The ML-1M validation
-(README, ``workflow/validation/compare_ml1m.py``) measures how often a confident verdict is
+(the docs, ``workflow/validation/compare_ml1m.py``) measures how often a confident verdict is
 wrong. Estimators (``mes``, ``mle``) have no analytic bias curve: their bias is reported as 0;
 ``mes``'s interval comes from the delta method, ``mle``'s from refits.
 

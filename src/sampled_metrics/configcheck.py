@@ -426,7 +426,7 @@ def _check_toy(config) -> None:
 
 
 def _check_protocols(config) -> None:
-    """Issue 10's protocols section: recommenders, datasets, metric and correction names
+    """The protocols section: recommenders, datasets, metric and correction names
     (``minimal_bias`` is refused: its pseudo-inverse has no interpolation grid, so every
     distinct n of every repeat would be solved exactly)."""
     protocols = config.get("protocols")

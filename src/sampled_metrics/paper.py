@@ -1,6 +1,6 @@
 """Numbers printed in the papers, used as the reference column beside ours (never as output).
 
-KDD'20 = Krichene & Rendle, "On Sampled Metrics for Item Recommendation" (../papers 002).
+KDD'20 = Krichene & Rendle, "On Sampled Metrics for Item Recommendation" (KDD 2020).
 Values are fractions (the paper prints Tables 3 in percent).
 """
 from __future__ import annotations

@@ -10,8 +10,8 @@ Loads ML-1M, makes the leave-last-out split and reports exact Recall@10, NDCG@10
 * X (iALS, d=16, λ=10, α=0.2) after several numbers of sweeps, with the paper's loss per
   sweep, fit time and ranking time.
 
-Usage (``--archive`` defaults to ``../shared/data/ml-1m/ml-1m.zip`` beside the project root;
-a relative path is taken from the current directory)::
+Usage (``--archive`` defaults to ``$SAMPLED_METRICS_ML1M``; a relative path is taken from the
+current directory)::
 
     python workflow/ablations/ablation_itemknn.py --archive path/to/ml-1m.zip \
         --out results/ablation
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
+import os
 import time
 from pathlib import Path
 
@@ -35,7 +36,7 @@ PAPER = {"X": (7.60, 3.76, 3.75, 89.13), "Y": (8.84, 4.59, 4.32, 85.33),
          "Z": (9.42, 4.79, 4.44, 74.73)}
 #: the project root (this file is workflow/ablations/ablation_itemknn.py)
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_ARCHIVE = ROOT.parent / "shared" / "data" / "ml-1m" / "ml-1m.zip"
+DEFAULT_ARCHIVE = os.environ.get("SAMPLED_METRICS_ML1M")
 ITEMKNN = {"Y": dict(q=3, k=None, k_prime=None), "Z": dict(q=1, k=None, k_prime=10)}
 TIES = ("pessimistic", "optimistic", "average", "random")
 

@@ -1,9 +1,9 @@
-"""Benchmark: wall time and peak memory of the README's command-line examples.
+"""Benchmark: wall time and peak memory of the documented command-line examples.
 
     python workflow/benchmarks/bench_cli.py [--repeats 3] [--only estimate plan ...]
                                             [--baseline-ref <git ref>]
 
-Commands (README section (e)), each run as a subprocess ``--repeats`` times:
+Commands (docs/guide/correcting.md), each run as a subprocess ``--repeats`` times:
 
 ``estimate``         ``sampled-metrics estimate --ranks ranks.txt --n 3706 --m 99
                      --estimator mle,mes,bv_0.1 --metric recall@10,ndcg@10`` (default bootstrap,

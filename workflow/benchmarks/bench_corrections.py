@@ -26,8 +26,8 @@ Sections (default: all):
              of M^_{n_u}(r~_u) for every metric x correction; target 60 s on 2 cores.
 
 Timings are medians of ``--repeats`` runs (the machine may be shared). ML-1M's n_u come from
-the archive given by ``--ml1m`` (relative to the repository root; default the offline copy
-next to the checkout) or, without it, from a synthetic ML-1M shape. ML-20M is synthetic: the
+the archive given by ``--ml1m`` (relative to the repository root; default
+``$SAMPLED_METRICS_ML1M``) or, without it, from a synthetic ML-1M shape. ML-20M is synthetic: the
 users' rating counts follow a Pareto tail (20 to 9,254 ratings, median ~60, mean ~150, as
 ML-20M's) and n_u = 26,744 - (count - 1) (leave-one-out).
 """
@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import resource
 import statistics
 import subprocess
@@ -353,8 +354,8 @@ def main() -> None:
                     help="comma-separated subset of " + ", ".join(SECTIONS))
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3, help="runs per timing (median)")
-    ap.add_argument("--ml1m", default="../shared/data/ml-1m/ml-1m.zip",
-                    help="ML-1M archive, relative to the repository root")
+    ap.add_argument("--ml1m", default=os.environ.get("SAMPLED_METRICS_ML1M"),
+                    help="the MovieLens-1M zip (default $SAMPLED_METRICS_ML1M)")
     ap.add_argument("--old-src", help="src folder of an older checkout whose "
                     "sampled_metrics.study.correction_lookup is timed too (section lookup)")
     ap.add_argument("--one", nargs=3, metavar=("N", "M", "METHOD"), help=argparse.SUPPRESS)

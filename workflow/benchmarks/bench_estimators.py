@@ -25,7 +25,7 @@ the median of ``--rounds`` runs; mean, median and max over the repeats), iterati
 EM-map evaluations, the final log-likelihood new - old (must be >= 0 up to rounding), how
 the Recall@10 and NDCG@10 estimates (``metric_from_distribution``) move (mean over repeats,
 mean and max |new - old|, next to the standard deviation over repeats, i.e. the sampling
-noise), the targets of the redesign (MLE / WMLE <= 0.05 s per repeat at m = 99 and <= 0.5 s
+noise), the targets (MLE / WMLE <= 0.05 s per repeat at m = 99 and <= 0.5 s
 at m = 499) as PASS / FAIL, and the estimator CPU time of the workflow's ML-1M load (100
 repeats of 4 recommenders at m = 99 and 1 at m = 499).
 """

@@ -1,4 +1,4 @@
-"""Benchmark: correcting 100k users' sampled lists with several positives (issue 10 target:
+"""Benchmark: correcting 100k users' sampled lists with several positives (target:
 <= 10 s on 2 cores).
 
     python workflow/benchmarks/bench_multipositive.py [--users 100000] [--processes 2]

@@ -253,7 +253,7 @@ def get_protocol_runs(wildcards):
 
 
 def protocols_targets(force=False):
-    """Issue 10's protocols table, ordering CSV and figure (in rule all when enabled)."""
+    """The protocols study's table, ordering CSV and figure (in rule all when enabled)."""
     if not PROTOCOLS or not (force or PROTOCOLS.get("enabled")):
         return []
     unknown = [d for d in PROTOCOLS["datasets"] if d not in config.get("datasets", {})]

@@ -1,4 +1,4 @@
-# Issue 10: the sampled protocols in use (several positives per user, negatives per positive,
+# The sampled protocols in use (several positives per user, negatives per positive,
 # popularity sampling) against exact, on a dataset with our recommenders.
 
 
@@ -26,7 +26,7 @@ rule protocols_table:
     input:
         get_protocol_runs,
     output:
-        table=report("results/{dataset}/protocols.csv", caption="../report/protocols.rst", category="Protocols (issue 10)", subcategory="{dataset}"),
+        table=report("results/{dataset}/protocols.csv", caption="../report/protocols.rst", category="Protocols", subcategory="{dataset}"),
         table_md="results/{dataset}/protocols.md",
         ordering="results/{dataset}/protocols_ordering.csv",
         figure=multiext("figures/{dataset}/protocols", ".pdf", ".png"),

@@ -27,7 +27,7 @@ DESCRIPTION = (
     "user,position,n_nonrelevant,n_negatives (one row per positive) or "
     "user,position,n_nonrelevant,above,prob (one row per drawn negative, "
     "popularity sampling: corrections sampled, weighted_rank_estimate); "
-    "see the README.")
+    "see docs/formats.md.")
 
 
 def add_parser(sub) -> None:

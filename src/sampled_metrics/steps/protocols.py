@@ -1,4 +1,4 @@
-"""The protocols study (issue 10): sampled evaluations as researchers run them, on a dataset
+"""The protocols study: sampled evaluations as researchers run them, on a dataset
 with our recommenders, where the exact metrics are known.
 
 Splits: ``last`` (leave-last-out, one positive per user) and ``holdout`` (a random fraction
