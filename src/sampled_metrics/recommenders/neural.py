@@ -9,7 +9,9 @@ without PyTorch raises a one-line error naming the extra.
 Determinism: every random draw (initial weights, dropout, the VAE's noise, the order of
 the mini-batches, NeuMF's negatives) comes from generators seeded by ``seed``, and the fit
 runs on ``threads`` CPU threads (default 1, as the ranks jobs run): the same seed and
-threads give bit-identical scores.
+threads give bit-identical scores on one machine. Across CPUs they do not: PyTorch's kernels
+sum in an order that depends on the instruction set, so the trained weights, and with them
+the ranks, differ (see the Jin et al. reproduction page).
 """
 from __future__ import annotations
 
