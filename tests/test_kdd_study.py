@@ -9,9 +9,11 @@ from sampled_metrics.datasets import (DataError, generate_synthetic, load_split,
                                       md5sum, prepare_archive)
 from sampled_metrics.protocols import draw_negatives
 from sampled_metrics.rankfile import read_rank_file
-from sampled_metrics.steps.kdd_study import (correct_repeats, exact_metric,
-                                             figure6_frame, per_repeat_frame, table3_frame,
-                                             table4_frame, tables)
+from sampled_metrics.recommenders import model_seed, with_model_seed
+from sampled_metrics.steps.kdd_study import (correct_repeats, correct_seeds, exact_metric,
+                                             figure6_frame, per_repeat_frame, per_seed_frame,
+                                             read_per_seed, seed_spread_frame, seed_table,
+                                             table3_frame, table4_frame, tables)
 from sampled_metrics.steps.ranks import rank_recommender
 
 SPECS = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
@@ -143,6 +145,96 @@ def test_study_tables_write_files(ranks_dir, tmp_path):
     assert "\\begin{tabular}" in outs["table3_tex"].read_text()
     with pytest.raises(ValueError, match="lack method bv_0.1"):
         tables("syn", per, ["X"], ["ap"], ["bv_0.1"], m=20, outputs=outs)
+
+
+def test_seed_spread_is_mean_and_sd_over_fits():
+    """Per fit the mean over repeats, then mean and sd (ddof = 1) over the fits; a fit
+    without a seed gets sd 0, a single seeded fit no sd."""
+    fits = {0: [0.10, 0.20], 1: [0.30, 0.50], 2: [0.60, 0.60]}       # fit means .15 .4 .6
+    per_seed = pd.concat([pd.DataFrame({
+        "dataset": "d", "recommender": rec, "seed": pd.array([s] * 2, dtype="Int64"),
+        "metric": "ap", "method": "sampled", "repeat": [0, 1], "value": v})
+        for rec, seeds in (("X", fits), ("Y", {None: [0.7, 0.9]}), ("W", {5: [0.2, 0.4]}))
+        for s, v in seeds.items()], ignore_index=True)
+    out = seed_spread_frame(per_seed).set_index("recommender")
+    assert list(out.columns) == ["dataset", "metric", "method", "seeds", "mean", "sd"]
+    assert list(out.index) == ["X", "Y", "W"]
+    means = np.array([0.15, 0.4, 0.6])
+    assert out.loc["X", "seeds"] == 3
+    assert out.loc["X", "mean"] == pytest.approx(means.mean())
+    assert out.loc["X", "sd"] == pytest.approx(np.std(means, ddof=1))
+    assert (out.loc["Y", "seeds"], out.loc["Y", "mean"], out.loc["Y", "sd"]) == (1, 0.8, 0.0)
+    assert out.loc["W", "mean"] == pytest.approx(0.3) and np.isnan(out.loc["W", "sd"])
+
+
+def test_model_seeds_refit_only_seeded_kinds():
+    assert [model_seed(SPECS[r]) for r in "XYZ"] == [0, None, None]
+    assert model_seed({"model": "ials"}) == 0                 # the kind's default
+    assert with_model_seed(SPECS["X"], 3)["seed"] == 3 and SPECS["X"]["seed"] == 0
+    assert with_model_seed(SPECS["Y"], 3) == SPECS["Y"]
+
+
+@pytest.fixture(scope="module")
+def seed_files(ranks_dir):
+    """X fitted with seeds 0 (its own: the file of ranks_dir) and 1, 2; Y once."""
+    paths = {"X": {0: ranks_dir / "X.npz"}, "Y": {None: ranks_dir / "Y.npz"}}
+    for s in (1, 2):
+        out = ranks_dir / f"X_seed{s}.npz"
+        rank_recommender(ranks_dir / "split.npz", "X", with_model_seed(SPECS["X"], s), out,
+                         dataset="syn", seed=1, sample_sizes={20: 6}, tie="random",
+                         sampling="hypergeometric")
+        paths["X"][s] = out
+    return paths
+
+
+def test_per_seed_frame_holds_each_fit(ranks_dir, seed_files):
+    """Each fit's rows are its per-repeat values (seed 0 = the one-seed table's), every fit
+    ranks the same negatives, and the seeds change the model."""
+    files = {r: {s: read_rank_file(p) for s, p in fits.items()} for r, fits in
+             seed_files.items()}
+    per_seed = per_seed_frame("syn", files, 20, ["ap", "recall@10"], ["sampled", "cls"])
+    assert list(per_seed.columns) == ["dataset", "recommender", "seed", "metric", "method",
+                                      "repeat", "value"]
+    assert per_seed.seed.dtype == "Int64"
+    assert per_seed[per_seed.recommender == "Y"].seed.isna().all()
+    one = per_repeat_frame("syn", {r: read_rank_file(ranks_dir / f"{r}.npz") for r in "XY"},
+                           20, ["ap", "recall@10"], ["sampled", "cls"])
+    x0 = per_seed[(per_seed.recommender == "X") & (per_seed.seed == 0)]
+    assert np.array_equal(x0.value, one[one.recommender == "X"].value)
+    assert {int(s) for s in per_seed.seed.dropna()} == {0, 1, 2}
+    losses = {s: tuple(f.loss) for s, f in files["X"].items()}
+    assert len(set(losses.values())) == 3                    # three different fits
+    assert files["X"][1].seed == files["X"][0].seed          # the same negatives
+
+
+def test_seed_table_writes_files_deterministically(seed_files, tmp_path):
+    outs = {}
+    for run in ("a", "b"):
+        d = tmp_path / run
+        d.mkdir()
+        correct_seeds("ml-1m", seed_files, 20, ["recall@10", "ndcg@10"], ["sampled", "cls"],
+                      n_mode="per_user", out=d / "per_seed.csv")
+        outs[run] = {k: d / f"{k}.{ext}" for k, ext in (("table", "csv"), ("table_md", "md"),
+                                                          ("table_tex", "tex"))}
+        seed_table("ml-1m", d / "per_seed.csv", ["X", "Y"], ["recall@10", "ndcg@10"],
+                   ["sampled", "cls"], m=20, outputs=outs[run])
+    for key in outs["a"]:
+        assert outs["a"][key].read_bytes() == outs["b"][key].read_bytes(), key
+    assert (tmp_path / "a/per_seed.csv").read_bytes() == (tmp_path / "b/per_seed.csv").read_bytes()
+    table = pd.read_csv(outs["a"]["table"])
+    assert list(table.columns) == ["dataset", "recommender", "metric", "method", "seeds", "mean",
+                                   "sd"]
+    assert table.set_index("recommender").seeds.to_dict() == {"X": 3, "Y": 1}
+    assert (table[table.recommender == "Y"].sd == 0).all()
+    per_seed = read_per_seed(tmp_path / "a/per_seed.csv")
+    fit_means = per_seed[(per_seed.recommender == "X") & (per_seed.metric == "recall@10")
+                         & (per_seed.method == "cls")].groupby("seed").value.mean()
+    row = table[(table.recommender == "X") & (table.metric == "recall@10")
+                & (table.method == "cls")].iloc[0]
+    assert row["mean"] == pytest.approx(fit_means.mean())
+    assert row["sd"] == pytest.approx(fit_means.std(ddof=1))
+    md = outs["a"]["table_md"].read_text()
+    assert "seeds 0, 1, 2" in md and "paper %" in md and "| 7.60 |" in md   # X's exact
 
 
 def test_prepare_archive_rejects_bad_md5(tmp_path):

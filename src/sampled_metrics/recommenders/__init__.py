@@ -4,6 +4,7 @@
 ``fit(train_csr) -> self``; ``score(users)`` -> (len(users), n_items) float64;
 ``score_blocks(users, block_size)`` yields ``(user_block, scores)``.
 """
+import inspect
 from typing import Mapping
 
 from .base import Recommender, check_train
@@ -16,7 +17,7 @@ from .store import load_model, save_model
 __all__ = ["Recommender", "IALS", "ItemKNN", "EASE", "paper_loss", "topk_mask", "check_train",
            "NeuMF", "MultiVAE",
            "torch_available", "save_model", "load_model", "NEURAL_KINDS", "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender",
-           "dense_items_matrix"]
+           "dense_items_matrix", "model_seed", "with_model_seed"]
 
 KINDS = {"ials": IALS, "itemknn": ItemKNN, "ease": EASE, "neumf": NeuMF, "multivae": MultiVAE}
 #: Kinds that need the optional PyTorch extra (``pip install 'sampled-metrics[neural]'``).
@@ -46,6 +47,42 @@ def dense_items_matrix(spec: Mapping) -> bool:
     kind = spec.get("model")
     return kind == "ease" or (kind == "itemknn" and spec.get("k") is None
                               and spec.get("k_prime") is None)
+
+
+def model_seed(spec: Mapping) -> int | None:
+    """The seed a model of ``spec`` (a config catalogue entry) is fitted with: its ``seed``,
+    else its kind's default; None for a kind whose fit draws nothing (item-kNN, EASE), which
+    gives the same model whatever the seed.
+
+    Examples
+    --------
+    >>> model_seed({"model": "ials", "factors": 16}), model_seed({"model": "ials", "seed": 3})
+    (0, 3)
+    >>> model_seed({"model": "itemknn", "q": 3.0}) is None
+    True
+    """
+    kind = spec.get("model")
+    if kind not in KINDS:
+        raise ValueError(f"unknown recommender kind {kind!r}; expected one of {sorted(KINDS)}")
+    parameter = inspect.signature(KINDS[kind]).parameters.get("seed")
+    if parameter is None:
+        return None
+    return int(spec.get("seed", parameter.default))
+
+
+def with_model_seed(spec: Mapping, seed: int) -> dict:
+    """``spec`` fitted with model seed ``seed`` (``spec`` itself for a kind without a seed).
+
+    Examples
+    --------
+    >>> with_model_seed({"model": "ials", "factors": 16, "seed": 0}, 4)
+    {'model': 'ials', 'factors': 16, 'seed': 4}
+    >>> with_model_seed({"model": "ease", "lam": 500.0}, 4)
+    {'model': 'ease', 'lam': 500.0}
+    """
+    if model_seed(spec) is None:
+        return dict(spec)
+    return {**spec, "seed": int(seed)}
 
 
 def make_recommender(kind: str, **params) -> Recommender:

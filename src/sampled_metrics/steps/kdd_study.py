@@ -13,7 +13,8 @@ ranks really follow) or ``global`` (n = |I|, one correction for everybody).
 
 Artefacts: :func:`correct_repeats` (the per-repeat values of every correction, computed once
 per (dataset, m) and read by Tables 3-4 and by Jin et al.'s tables), :func:`tables`,
-:func:`figure5`, :func:`figure6`.
+:func:`figure5`, :func:`figure6`; over several model seeds (each recommender fitted once per
+seed, ranked on the same negatives), :func:`correct_seeds` and :func:`seed_table`.
 """
 from __future__ import annotations
 
@@ -32,8 +33,10 @@ from ..rankfile import read_rank_file
 from ..sampling import check_nm, expected_metric_matrix
 from ..tables import percent, write_csv, write_table
 
-__all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "exact_metric", "per_repeat_frame", "table3_frame", "table4_frame", "rank_buckets",
-           "figure6_frame", "correct_repeats", "tables", "figure5", "figure6"]
+__all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "exact_metric", "per_repeat_frame",
+           "per_seed_frame", "table3_frame", "seed_spread_frame", "table4_frame",
+           "rank_buckets", "figure6_frame", "correct_repeats", "correct_seeds",
+           "read_per_seed", "tables", "seed_table", "figure5", "figure6"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +46,7 @@ N_MODES = ("per_user", "global")
 #: the dataset of KDD'20 Sec. 6: only its tables get the paper's numbers beside ours
 PAPER_DATASET = "ml-1m"
 PER_REPEAT_COLUMNS = ["dataset", "recommender", "metric", "method", "repeat", "value"]
+PER_SEED_COLUMNS = ["dataset", "recommender", "seed", "metric", "method", "repeat", "value"]
 
 
 def exact_metric(metric, ranks, n_u) -> float:
@@ -57,11 +61,45 @@ def _n_for_users(n_u, n_mode: str, n_items: int) -> np.ndarray:
     return np.full_like(n_u, n_items) if n_mode == "global" else n_u
 
 
-def _shared(rank_files: dict, key: str):
-    values = {getattr(f, key) for f in rank_files.values()}
+def _shared(rank_files, key: str):
+    values = {getattr(f, key) for f in rank_files}
     if len(values) != 1:
         raise ValueError(f"rank files disagree on {key}: {sorted(map(str, values))}")
     return values.pop()
+
+
+def _corrected_values(rank_files: list, m: int, metric_names, corrections, *, n_mode: str,
+                      processes: int):
+    """For each rank file (same dataset, same sampling law): its exact value of every metric
+    and the per-repeat values ``[metric, correction, repeat]`` of every correction; the
+    correction vectors are computed once for all files (one per distinct n)."""
+    sampling = _shared(rank_files, "sampling")
+    n_items = max(f.n_items for f in rank_files)
+    n_per_file = [_n_for_users(f.n_u, n_mode, n_items) for f in rank_files]
+    n_values = np.unique(np.concatenate(n_per_file))
+    check_nm(int(n_values.min()), m, sampling)
+    log.info("corrections for %d distinct n, m=%d: %d metrics x %d corrections",
+             n_values.size, m, len(metric_names), len(corrections))
+    V = correction_lookup(metric_names, list(corrections), n_values, m, sampling,
+                          processes=processes)
+    for f, n_u in zip(rank_files, n_per_file):
+        values = mean_corrected(V, np.searchsorted(n_values, n_u), f.sampled_ranks(m))
+        yield [exact_metric(metric, f.exact, f.n_u) for metric in metric_names], values
+
+
+def _value_frames(columns: dict, metric_names, labels, exact, values) -> list:
+    """Tidy frames (``columns`` first, then metric, method, repeat, value) of one rank
+    file's exact and corrected values; method ``exact`` repeats the exact value in every
+    repeat."""
+    repeats = np.arange(values.shape[-1])
+    parts = []
+    for k, metric in enumerate(metric_names):
+        parts.append(pd.DataFrame({**columns, "metric": metric, "method": "exact",
+                                   "repeat": repeats, "value": exact[k]}))
+        for e, label in enumerate(labels):
+            parts.append(pd.DataFrame({**columns, "metric": metric, "method": label,
+                                       "repeat": repeats, "value": values[k, e]}))
+    return parts
 
 
 def per_repeat_frame(dataset: str, rank_files: dict, m: int, metrics, corrections, *,
@@ -87,30 +125,83 @@ def per_repeat_frame(dataset: str, rank_files: dict, m: int, metrics, correction
     """
     metric_names = [parse_metric(x).name for x in metrics]
     labels = [correction_label(c) for c in corrections]
-    sampling = _shared(rank_files, "sampling")
-    n_items = max(f.n_items for f in rank_files.values())
-    n_per_rec = {rec: _n_for_users(f.n_u, n_mode, n_items) for rec, f in rank_files.items()}
-    n_values = np.unique(np.concatenate(list(n_per_rec.values())))
-    check_nm(int(n_values.min()), m, sampling)
-    log.info("corrections for %d distinct n, m=%d: %d metrics x %d corrections",
-             n_values.size, m, len(metric_names), len(labels))
-    V = correction_lookup(metric_names, list(corrections), n_values, m, sampling,
-                          processes=processes)
     parts = []
-    for rec, f in rank_files.items():
-        sampled = f.sampled_ranks(m)
-        repeats = np.arange(sampled.shape[0])
-        values = mean_corrected(V, np.searchsorted(n_values, n_per_rec[rec]), sampled)
-        for k, metric in enumerate(metric_names):
-            exact = exact_metric(metric, f.exact, f.n_u)
-            parts.append(pd.DataFrame({"dataset": dataset, "recommender": rec,
-                                       "metric": metric, "method": "exact",
-                                       "repeat": repeats, "value": exact}))
-            for e, label in enumerate(labels):
-                parts.append(pd.DataFrame({"dataset": dataset, "recommender": rec,
-                                           "metric": metric, "method": label,
-                                           "repeat": repeats, "value": values[k, e]}))
+    for rec, (exact, values) in zip(rank_files, _corrected_values(
+            list(rank_files.values()), m, metric_names, corrections, n_mode=n_mode,
+            processes=processes)):
+        parts += _value_frames({"dataset": dataset, "recommender": rec}, metric_names,
+                               labels, exact, values)
     return pd.concat(parts, ignore_index=True)[PER_REPEAT_COLUMNS]
+
+
+def per_seed_frame(dataset: str, rank_files: dict, m: int, metrics, corrections, *,
+                   n_mode: str = "per_user", processes: int = 1) -> pd.DataFrame:
+    """:func:`per_repeat_frame` of each fit of each recommender: one rank file per model
+    seed.
+
+    Parameters
+    ----------
+    rank_files : dict recommender -> {seed: RankFile}
+        The files of the fits with each model seed; a recommender whose fit draws nothing
+        (item-kNN, EASE) has one file, under seed None. All files rank the same negatives
+        (keyed by the config seed and the dataset, not by the model seed), so the spread
+        over seeds is the model's alone.
+    m, metrics, corrections, n_mode, processes
+        As :func:`per_repeat_frame`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy ``dataset, recommender, seed, metric, method, repeat, value``; ``seed`` is a
+        nullable integer, missing for a fit without a seed.
+    """
+    metric_names = [parse_metric(x).name for x in metrics]
+    labels = [correction_label(c) for c in corrections]
+    keys = [(rec, seed) for rec, fits in rank_files.items() for seed in fits]
+    if not keys:
+        raise ValueError("no rank file to correct")
+    files = [rank_files[rec][seed] for rec, seed in keys]
+    parts = []
+    for (rec, seed), (exact, values) in zip(keys, _corrected_values(
+            files, m, metric_names, corrections, n_mode=n_mode, processes=processes)):
+        parts += _value_frames({"dataset": dataset, "recommender": rec, "seed": seed},
+                               metric_names, labels, exact, values)
+    frame = pd.concat(parts, ignore_index=True)[PER_SEED_COLUMNS]
+    return frame.astype({"seed": "Int64"})
+
+
+def seed_spread_frame(per_seed: pd.DataFrame) -> pd.DataFrame:
+    """Table 3 over model seeds: each fit's value (its mean over the sampling repeats), then
+    the mean and standard deviation (ddof = 1) of those values over the fits.
+
+    A recommender fitted without a seed (one fit, seed missing) gets sd 0: its fit is the
+    same whatever the seed. A seeded recommender with one fit gets sd NaN (no spread).
+
+    Returns a tidy frame ``dataset, recommender, metric, method, seeds, mean, sd`` (seeds:
+    the number of fits) in the order of ``per_seed``.
+
+    Examples
+    --------
+    >>> per_seed = pd.DataFrame({"dataset": "d", "recommender": ["X"] * 4 + ["Y"] * 2,
+    ...     "seed": pd.array([0, 0, 1, 1, None, None], dtype="Int64"), "metric": "auc",
+    ...     "method": "sampled", "repeat": [0, 1] * 3,
+    ...     "value": [0.1, 0.3, 0.4, 0.6, 0.7, 0.9]})
+    >>> seed_spread_frame(per_seed)[["recommender", "seeds", "mean", "sd"]].round(4)
+      recommender  seeds  mean      sd
+    0           X      2  0.35  0.2121
+    1           Y      1  0.80  0.0000
+    """
+    keys = ["dataset", "recommender", "metric", "method"]
+    fits = (per_seed.groupby(keys + ["seed"], sort=False, dropna=False)["value"].mean()
+            .reset_index())
+    out = fits.groupby(keys, sort=False).agg(seeds=("value", "size"), mean=("value", "mean"),
+                                            sd=("value", "std"), seedless=("seed", _all_na))
+    out.loc[out.seedless, "sd"] = 0.0
+    return out.drop(columns="seedless").reset_index()
+
+
+def _all_na(values: pd.Series) -> bool:
+    return bool(values.isna().all())
 
 
 def table3_frame(per_repeat: pd.DataFrame) -> pd.DataFrame:
@@ -205,6 +296,23 @@ def correct_repeats(dataset: str, rank_paths: dict, m: int, metrics, corrections
     return frame
 
 
+def correct_seeds(dataset: str, rank_paths: dict, m: int, metrics, corrections, *,
+                  n_mode: str, out, processes: int = 1) -> pd.DataFrame:
+    """The per-seed CSV of :func:`per_seed_frame` (read by the seeds table);
+    ``rank_paths``: recommender -> {seed or None: rank file}."""
+    files = {rec: {seed: read_rank_file(path) for seed, path in fits.items()}
+             for rec, fits in rank_paths.items()}
+    frame = per_seed_frame(dataset, files, int(m), metrics, corrections, n_mode=n_mode,
+                           processes=processes)
+    write_csv(frame, out)
+    return frame
+
+
+def read_per_seed(path) -> pd.DataFrame:
+    """A per-seed CSV written by :func:`correct_seeds` (seed as a nullable integer)."""
+    return pd.read_csv(path, dtype={"seed": "Int64"})
+
+
 def _with_paper(wide: pd.DataFrame, column: str, values, fmt) -> pd.DataFrame:
     """Add the paper's values as ``column`` ('-' where it has none); nothing if it has none."""
     if all(v is None for v in values):
@@ -259,6 +367,41 @@ def tables(dataset: str, per_repeat_csv, recommenders, metrics, corrections, *, 
                 outputs.get("table4_tex"),
                 title=f"Table 4 ({dataset}): repeats (of {repeats}) that order each pair as "
                       f"the exact metric does")
+
+
+def seed_table(dataset: str, per_seed_csv, recommenders, metrics, corrections, *, m: int,
+               outputs: dict) -> pd.DataFrame:
+    """Write Table 3 over model seeds (csv/md/tex) from the per-seed CSV: per fit the mean
+    over the sampling repeats, then mean ± sd over the fits (:func:`seed_spread_frame`),
+    beside the paper's mean on its dataset, with the paper's distance from ours in sd.
+
+    ``outputs`` keys: table, table_md, table_tex.
+    """
+    labels = ["exact", *(correction_label(c) for c in corrections)]
+    per_seed = select(read_per_seed(per_seed_csv), list(recommenders), metrics, labels)
+    spread = seed_spread_frame(per_seed)
+    seeds = sorted(int(v) for v in per_seed.seed.dropna().unique())
+    repeats = per_seed.repeat.nunique()
+    ref = KDD_TABLE3 if dataset == PAPER_DATASET else {}
+    paper = [ref.get(k, (None,))[0] for k in zip(spread.recommender, spread.metric,
+                                                   spread.method)]
+    wide = pd.DataFrame({"recommender": spread.recommender, "metric": spread.metric,
+                         "method": spread.method, "fits": spread.seeds,
+                         "ours %": [percent(a, b) for a, b in zip(spread["mean"], spread.sd)]})
+    wide = _with_paper(wide, "paper %", paper, percent)
+    if "paper %" in wide:
+        wide["(paper - ours) / sd"] = [
+            "-" if p is None or not sd > 0 else f"{(p - mean) / sd:+.1f}"
+            for p, mean, sd in zip(paper, spread["mean"], spread.sd)]
+    write_table(spread, outputs["table"], wide, outputs.get("table_md"),
+                outputs.get("table_tex"),
+                title=f"Table 3 over model seeds ({dataset}): exact, sampled (m = {m}) and "
+                      f"corrected metrics, mean ± sd over the fits with seeds "
+                      f"{', '.join(map(str, seeds))}, in %",
+                note=f"Each fit's value is its mean over {repeats} sampling repeats of the "
+                     f"same negatives. A recommender whose fit draws nothing (item-kNN, EASE)"
+                     f" is fitted once: fits 1, sd 0 by construction.")
+    return spread
 
 
 def figure5(dataset: str, rank_paths: dict, edges, out_stem, data_csv,
