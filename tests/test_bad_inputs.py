@@ -438,6 +438,19 @@ CONFIG_CASES = [
      "or zip holding the files)"),
     ("study.fixed_negatives", True, "config key study.fixed_negatives: true, but dataset "
                                     "'synthetic' (study.datasets[0]) has format 'synthetic'"),
+    ("study.model_seeds", [0, 1, 0], "config key study.model_seeds: expected every value "
+                                     "once, found [0, 1, 0]"),
+    ("study.model_seeds", [0, 1.5], "config key study.model_seeds[1]: expected integer or "
+                                    "null, found 1.5 (float)"),
+    ("study.model_seeds", [0, "1"], "config key study.model_seeds[1]: expected integer or "
+                                    "null, found '1' (str)"),
+    ("study.model_seeds", [0, True], "config key study.model_seeds[1]: expected integer or "
+                                     "null, found True (bool)"),
+    ("study.model_seeds", [-1, 2], "config key study.model_seeds[0]: expected minimum 0"),
+    ("study.model_seeds", [], "config key study.model_seeds: must not be empty"),
+    ("study.model_seeds", 3, "config key study.model_seeds: expected array or null, found 3"),
+    ("study.model_seeds", [None, 1], "config key study.model_seeds: null (each recommender's "
+                                     "own seed) stands alone"),
 ]
 
 
@@ -488,6 +501,8 @@ def test_config_file_mistake(tmp_path, text, expected):
     ("study:\n  figure5:\n    edges: [10]\n    bins: 3\n",
      "sampled-metrics: config key study.figure5: unknown key 'bins'"),
     ("study:\n  tie: average\n", "sampled-metrics: config key study.tie: 'average'"),
+    ("study:\n  model_seeds: [1, 2, 1]\n",
+     "sampled-metrics: config key study.model_seeds: expected every value once"),
     ("study:\n  repeats: 1000000000\n", "sampled-metrics: config key study.repeats: "
                                          "1000000000 repeats of the sampled ranks of the 300 "
                                          "users of dataset 'synthetic'"),

@@ -131,13 +131,19 @@ def _describe(error) -> str:
         return (f"config key {where}: expected one of {', '.join(map(str, error.validator_value))}"
                 f", found {_short(error.instance)}")
     if error.validator == "type":
-        return (f"config key {where}: expected {error.validator_value}, found "
+        expected = error.validator_value
+        if isinstance(expected, list):
+            expected = " or ".join(expected)
+        return (f"config key {where}: expected {expected}, found "
                 f"{_short(error.instance)} ({type(error.instance).__name__})")
     if error.validator in ("minimum", "maximum", "exclusiveMinimum"):
         return (f"config key {where}: expected {error.validator} {error.validator_value}, "
                 f"found {_short(error.instance)}")
     if error.validator == "multipleOf":
         return (f"config key {where}: expected a multiple of {error.validator_value}, found "
+                f"{_short(error.instance)}")
+    if error.validator == "uniqueItems":
+        return (f"config key {where}: expected every value once, found "
                 f"{_short(error.instance)}")
     if error.validator in ("minItems", "minProperties"):
         return f"config key {where}: must not be empty, found {_short(error.instance)}"
@@ -303,6 +309,10 @@ def _check_study(config) -> None:
         raise ConfigError("config key study.tie: 'average' gives fractional ranks, but sampled "
                           "ranks must be integers; use random_per_ranking, random, pessimistic "
                           "or optimistic")
+    seeds = study.get("model_seeds")
+    if isinstance(seeds, list) and None in seeds and len(seeds) > 1:
+        raise ConfigError(f"config key study.model_seeds: null (each recommender's own seed) "
+                          f"stands alone; list integer seeds instead, found {_short(seeds)}")
     items = _item_counts(config)
     m_values = [("study.m", study.get("m"))]
     if config.get("jin", {}).get("enabled"):
