@@ -105,6 +105,34 @@ def test_each_model_is_fitted_once(workdir):
     assert (workdir / "figures/synthetic-all/jin_figure2.png").exists()
 
 
+def test_model_seeds_fit_once_per_seed(workdir):
+    """study.model_seeds [0, 1, 2]: X (iALS) is fitted once per seed, seed 0 (its own) being
+    the default fit; Y and Z (item-kNN) draw nothing and are fitted once. The seeds table is
+    mean and sd over the fits, and the one-seed Table 3 is seed 0's."""
+    from sampled_metrics.steps.kdd_study import read_per_seed
+    for d, shards in (("synthetic", 1), ("synthetic-small", 2)):
+        logs = workdir / f"logs/{d}"
+        assert sorted(p.parent.name for p in logs.glob("seed*/fit_*.log")) == ["seed1", "seed2"]
+        assert {p.name for p in logs.glob("seed*/*.log")} == {
+            "fit_X.log", "ranks_X.log", *(f"ranks_X_{k}.log" for k in range(shards))}
+        assert sorted(p.name for p in (workdir / f"data/{d}/models/X").iterdir()) == [
+            "seed1.pkl", "seed2.pkl"]
+        assert not (workdir / f"data/{d}/models/Y").exists()
+        per_seed = read_per_seed(workdir / f"results/{d}/m50/per_seed.csv")
+        per_repeat = pd.read_csv(workdir / f"results/{d}/m50/per_repeat.csv")
+        x0 = per_seed[(per_seed.recommender == "X") & (per_seed.seed == 0)]
+        one = per_repeat[per_repeat.recommender == "X"]
+        assert x0.value.tolist() == one.value.tolist()
+        assert per_seed[per_seed.recommender != "X"].seed.isna().all()
+        spread = pd.read_csv(workdir / f"results/{d}/table3_seeds.csv")
+        assert list(spread.columns) == ["dataset", "recommender", "metric", "method", "seeds",
+                                        "mean", "sd"]
+        assert spread.groupby("recommender").seeds.first().to_dict() == {"X": 3, "Y": 1,
+                                                                         "Z": 1}
+        assert (spread[spread.recommender != "X"].sd == 0).all()
+        assert "seeds 0, 1, 2" in (workdir / f"results/{d}/table3_seeds.md").read_text()
+
+
 def test_two_datasets_in_one_run(workdir):
     for d in ("synthetic", "synthetic-small"):
         t3 = pd.read_csv(workdir / f"results/{d}/table3.csv")
@@ -120,7 +148,8 @@ def test_report_builds(workdir):
     proc = snakemake(workdir, "--report", "report.html")
     assert proc.returncode == 0, proc.stderr[-2000:]
     html = (workdir / "report.html").read_text(errors="replace")
-    for caption in ("Table 3", "Figure 5", "Jin et al.", "running example"):
+    for caption in ("Table 3", "Table 3 over model seeds", "Figure 5", "Jin et al.",
+                    "running example"):
         assert caption in html
     assert "synthetic, synthetic-small with recommenders" in html      # prose, not reprs
 

@@ -2,7 +2,8 @@
 import json
 import re
 
-from sampled_metrics.recommenders import NEURAL_KINDS, dense_items_matrix
+from sampled_metrics.recommenders import (NEURAL_KINDS, dense_items_matrix, model_seed,
+                                         with_model_seed)
 from sampled_metrics.steps.ranks import DEFAULT_USERS_PER_SHARD, shard_count
 
 #: software of every rule under --use-conda (path relative to the rule files)
@@ -126,15 +127,82 @@ USERS_PER_SHARD = lookup(dpath="ranks/users_per_shard", within=config,
 
 
 def get_rank_shards(wildcards):
-    """Input function of the gather: the shard files of (dataset, recommender), as many as
-    the split's evaluated users need (known once the split exists: a checkpoint)."""
+    """Input function of the gather: the shard files of (dataset, recommender) or, with a
+    seed wildcard, of its fit with that model seed, as many as the split's evaluated users
+    need (known once the split exists: a checkpoint)."""
     info = checkpoints.split.get(dataset=base_of(wildcards.dataset)).output.info
     with open(info) as handle:
         users = json.load(handle)["evaluated_users"]
+    seed = f"seed{wildcards.seed}/" if "seed" in wildcards.keys() else ""
     return [
-        f"data/{wildcards.dataset}/shards/{wildcards.recommender}/{k}.npz"
+        f"data/{wildcards.dataset}/shards/{wildcards.recommender}/{seed}{k}.npz"
         for k in range(shard_count(users, USERS_PER_SHARD))
     ]
+
+
+# Model seeds (study.model_seeds): each recommender with a seed is fitted once per seed;
+# one whose fit draws nothing (item-kNN, EASE) once. A seed equal to the catalogue's own is
+# the default fit (same file).
+MODEL_SEEDS = [s for s in STUDY.get("model_seeds") or [] if s is not None]
+
+
+def own_seed(recommender):
+    """The catalogue's seed of a recommender; None if its fit draws nothing."""
+    return model_seed(recommender_spec(recommender))
+
+
+def seeded_recommenders():
+    """Study recommenders fitted once per model seed."""
+    return [r for r in STUDY.get("recommenders", []) if own_seed(r) is not None]
+
+
+def extra_seeds(recommender):
+    """The model seeds of a recommender that need a fit of their own (not the default's)."""
+    if own_seed(recommender) is None:
+        return []
+    return [s for s in MODEL_SEEDS if s != own_seed(recommender)]
+
+
+def fit_spec(wildcards):
+    """Params of a fit: the catalogue entry, with the model seed of a seed wildcard."""
+    spec = recommender_spec(wildcards.recommender)
+    return with_model_seed(spec, int(wildcards.seed)) if "seed" in wildcards.keys() else spec
+
+
+def get_model(wildcards):
+    """Input function of a shard: the model it ranks (a view ranks its dataset's)."""
+    model = wildcards.recommender
+    if "seed" in wildcards.keys():
+        model = f"{wildcards.recommender}/seed{wildcards.seed}"
+    return f"data/{base_of(wildcards.dataset)}/models/{model}.pkl"
+
+
+def shard_sample_sizes(wildcards):
+    """Sample sizes of a shard: every (m, repeats) of the recommender; a seed's fit only
+    Table 3's."""
+    if "seed" in wildcards.keys():
+        return {STUDY["m"]: STUDY["repeats"]}
+    return sample_sizes(wildcards.recommender, wildcards.dataset)
+
+
+def seed_rank_file(dataset, recommender, seed):
+    """The rank file of (dataset, recommender) fitted with model seed ``seed`` (None: the
+    recommender's fit without a seed)."""
+    if seed is None or seed == own_seed(recommender):
+        return f"results/{dataset}/ranks/{recommender}.npz"
+    return f"results/{dataset}/ranks/{recommender}/seed{seed}.npz"
+
+
+def seed_plan():
+    """(recommender, seed) of every fit the seeds table reads, seed None for a recommender
+    fitted once; in the order of study.recommenders and study.model_seeds."""
+    return [(r, s) for r in STUDY.get("recommenders", [])
+            for s in (MODEL_SEEDS if own_seed(r) is not None else [None])]
+
+
+def get_seed_rank_files(wildcards):
+    """Input function: the rank files of :func:`seed_plan`, in its order."""
+    return [seed_rank_file(wildcards.dataset, r, s) for r, s in seed_plan()]
 
 
 def alternatives(values):
@@ -147,6 +215,7 @@ wildcard_constraints:
     recommender=alternatives(all_recommenders()),
     m=alternatives(all_sample_sizes()),
     shard=r"\d+",
+    seed=r"\d+",
 
 
 def get_rank_files(recommenders):
@@ -227,6 +296,8 @@ def study_targets():
         out += expand("results/{d}/{t}.{ext}", d=d, t=["table3", "table4"], ext=["csv", "md", "tex"])
         out += expand("figures/{d}/figure{i}.{ext}", d=d, i=[5, 6], ext=["pdf", "png"])
         out += [f"results/{d}/split_info.json", f"results/{d}/rank_facts.csv"]
+        if MODEL_SEEDS:
+            out += expand("results/{d}/table3_seeds.{ext}", d=d, ext=["csv", "md", "tex"])
     if datasets:
         out += expand("figures/figure{i}.{ext}", i=[5, 6], ext=["pdf", "png"])
     return out

@@ -16,7 +16,7 @@ rule fit:
         dataset=alternatives(fitted_datasets()),
     params:
         # only what the fit depends on, so that editing m or a table refits nothing
-        model=lambda wc: recommender_spec(wc.recommender),
+        model=fit_spec,
     threads: 1
     resources:
         dense_fit=lambda wc: dense_fit(wc.recommender),
@@ -34,11 +34,11 @@ rule fit:
 rule ranks_shard:
     input:
         split=lambda wc: f"data/{base_of(wc.dataset)}/split.npz",
-        model=lambda wc: f"data/{base_of(wc.dataset)}/models/{wc.recommender}.pkl",
+        model=get_model,
     output:
         temp("data/{dataset}/shards/{recommender}/{shard}.npz"),
     params:
-        sample_sizes=lambda wc: sample_sizes(wc.recommender, wc.dataset),
+        sample_sizes=shard_sample_sizes,
         tie=lookup(dpath="study/tie", within=config),
         sampling=lambda wc: dataset_protocol(wc.dataset)["sampling"],
         candidates=lambda wc: dataset_protocol(wc.dataset)["candidates"],
@@ -69,3 +69,35 @@ rule ranks:
         "logs/{dataset}/ranks_{recommender}.log",
     script:
         "../scripts/ranks.py"
+
+
+# Model seeds (study.model_seeds): the same three steps once per (dataset, recommender, seed)
+# for a recommender with a seed, each seed's fit saved once; only Table 3's m is ranked. A
+# seed equal to the catalogue's own is the default fit above; item-kNN and EASE draw nothing
+# and are never refitted.
+use rule fit as fit_seed with:
+    output:
+        "data/{dataset}/models/{recommender}/seed{seed}.pkl",
+    wildcard_constraints:
+        dataset=alternatives(fitted_datasets()),
+        recommender=alternatives(seeded_recommenders()),
+    log:
+        "logs/{dataset}/seed{seed}/fit_{recommender}.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/seed{seed}/fit_{recommender}.tsv"
+
+
+use rule ranks_shard as ranks_shard_seed with:
+    output:
+        temp("data/{dataset}/shards/{recommender}/seed{seed}/{shard}.npz"),
+    log:
+        "logs/{dataset}/seed{seed}/ranks_{recommender}_{shard}.log",
+    benchmark:
+        "logs/benchmarks/{dataset}/seed{seed}/ranks_shard_{recommender}_{shard}.tsv"
+
+
+use rule ranks as ranks_seed with:
+    output:
+        "results/{dataset}/ranks/{recommender}/seed{seed}.npz",
+    log:
+        "logs/{dataset}/seed{seed}/ranks_{recommender}.log",

@@ -1,0 +1,7 @@
+from sampled_metrics.logs import script_logging
+from sampled_metrics.steps.kdd_study import seed_table
+
+with script_logging(snakemake):
+    p = snakemake.params
+    seed_table(snakemake.wildcards.dataset, snakemake.input[0], p.recommenders, p.metrics,
+               p.corrections, m=p.m, outputs=dict(snakemake.output))
