@@ -400,7 +400,11 @@ def seed_table(dataset: str, per_seed_csv, recommenders, metrics, corrections, *
                       f"{', '.join(map(str, seeds))}, in %",
                 note=f"Each fit's value is its mean over {repeats} sampling repeats of the "
                      f"same negatives. A recommender whose fit draws nothing (item-kNN, EASE)"
-                     f" is fitted once: fits 1, sd 0 by construction.")
+                     f" is fitted once: fits 1, sd 0 by construction."
+                     + (" (paper - ours) / sd: the paper's distance from our mean in sd over "
+                        "the fits; for sampled and corrected values the paper's mean also "
+                        "carries its own negatives, which this sd leaves out."
+                        if "paper %" in wide else ""))
     return spread
 
 
