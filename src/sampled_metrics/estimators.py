@@ -249,7 +249,7 @@ def mle_rows(hists, n: int, m: int, sampling: str = "binomial", weights=None,
     else:
         return np.stack([mle(h, n, m, sampling, weights=weights, max_iter=max_iter, tol=tol,
                              solver=solver)[0] for h in hists])
-    log.info("mle (%s): n=%d m=%d %s: %d histograms, %s, in %.2f s", solver, A.shape[0],
+    log.debug("mle (%s): n=%d m=%d %s: %d histograms, %s, in %.2f s", solver, A.shape[0],
              A.shape[1] - 1, sampling, len(H), detail, time.perf_counter() - start)
     return PI
 
@@ -430,7 +430,7 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
         pi, trace, it, evaluations, converged = mle_squarem(A_obs, h[obs], pi, q[obs],
                                                             max_iter, tol)
     seconds = time.perf_counter() - start
-    (log.info if converged else log.warning)(
+    (log.debug if converged else log.warning)(
         "mle (%s): n=%d m=%d %s: %d iterations, %d EM evaluations, loglik %.10g, %s in "
         "%.2f s", solver, n, m, sampling, it, evaluations, trace[-1],
         "converged" if converged else f"NOT converged (tol {tol:g})", seconds)
@@ -709,7 +709,7 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
         log.debug("mes: Newton iteration %d, step %g, KKT spread before %.3g", it + 1, t, kkt)
     objective = float(-eta * (pi @ logpi) - P @ (q - P) ** 2)
     seconds = time.perf_counter() - start
-    (log.info if converged else log.warning)(
+    (log.debug if converged else log.warning)(
         "mes: n=%d m=%d %s eta=%g: %d Newton iterations, KKT spread %.3g, %s in %.2f s", n,
         m, sampling, eta, it, kkt, "converged" if converged else "NOT converged", seconds)
     return pi, {"iterations": it, "converged": converged, "kkt": kkt, "objective": objective,
