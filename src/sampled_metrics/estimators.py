@@ -804,7 +804,17 @@ _OPTIONS = {"mle": ("max_iter", "tol", "init", "solver", "epochs"),
 def estimate_rank_distribution(sampled_ranks, n: int, m: int, method: str,
                                sampling: str = "binomial", **options) -> np.ndarray:
     """Estimate P(r), r = 1..n, from sampled ranks r~ in 1..m+1 (Jin et al.); see
-    :func:`estimate_from_histogram` for the methods and options."""
+    :func:`estimate_from_histogram` for the methods and options.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sampled_metrics.sampling import draw_sampled_ranks
+    >>> sampled = draw_sampled_ranks(np.arange(1, 1001), n=1000, m=99, rng=1)
+    >>> p = estimate_rank_distribution(sampled, n=1000, m=99, method="mle")
+    >>> p.shape, round(float(p.sum()), 6)
+    ((1000,), 1.0)
+    """
     n, m = check_nm(n, m, sampling)
     return estimate_from_histogram(sampled_rank_histogram(sampled_ranks, m), n, m, method,
                                    sampling, **options)
@@ -880,6 +890,12 @@ def metric_from_distribution(metric, p) -> float:
 
     Works for every metric of :mod:`sampled_metrics.metrics` (truncated ``@K`` or not; AUC
     uses n = len(p)). ``p`` need not be normalised or non-negative (BV estimates).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(metric_from_distribution("recall@10", np.full(1000, 1e-3)), 4)   # uniform P(R)
+    0.01
     """
     p = np.asarray(p, dtype=np.float64)
     if p.ndim != 1 or p.size == 0 or not np.all(np.isfinite(p)):

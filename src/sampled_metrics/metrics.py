@@ -164,6 +164,13 @@ def parse_metric(name: str | Metric) -> Metric:
     ------
     ValueError
         For an unknown name, a missing or non-positive cut-off, or ``auc@k``.
+
+    Examples
+    --------
+    >>> parse_metric("NDCG@10")
+    Metric(kind='ndcg', k=10)
+    >>> parse_metric("hr@5").name
+    'hit@5'
     """
     if isinstance(name, Metric):
         return name
@@ -194,18 +201,36 @@ def parse_metrics(names: str | Iterable[str]) -> list[Metric]:
 
 
 def metric_value(metric: str | Metric, r, n: int | None = None) -> np.ndarray:
-    """M(r) for an array of ranks (see :meth:`Metric.__call__`)."""
+    """M(r) for an array of ranks (see :meth:`Metric.__call__`).
+
+    Examples
+    --------
+    >>> metric_value("recall@10", [1, 10, 11])
+    array([1., 1., 0.])
+    """
     return parse_metric(metric)(r, n)
 
 
 def metric_weights(metric: str | Metric, n: int) -> np.ndarray:
-    """The vector (M(1), ..., M(n))."""
+    """The vector (M(1), ..., M(n)).
+
+    Examples
+    --------
+    >>> metric_weights("ndcg@3", 5).round(4)
+    array([1.    , 0.6309, 0.5   , 0.    , 0.    ])
+    """
     return parse_metric(metric).weights(n)
 
 
 def metric_of_sets(metric: str | Metric, rank_sets: Iterable[Sequence[int]],
                    n: int | None = None) -> np.ndarray:
-    """M(R) for each set of relevant ranks in ``rank_sets`` (eq. 2-6)."""
+    """M(R) for each set of relevant ranks in ``rank_sets`` (eq. 2-6).
+
+    Examples
+    --------
+    >>> metric_of_sets("ap", [[1, 3], [2]], n=10).round(4)
+    array([0.8333, 0.5   ])
+    """
     m = parse_metric(metric)
     return np.array([m.of_set(R, n) for R in rank_sets], dtype=np.float64)
 

@@ -134,6 +134,13 @@ def rank_pmf(r, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
     -------
     ndarray of shape S + (m + 1,)
         Entry ``[..., s - 1]`` is p(r~ = s | r).
+
+    Examples
+    --------
+    >>> rank_pmf(3, n=5, m=2).round(4)
+    array([0.25, 0.5 , 0.25])
+    >>> rank_pmf(3, n=5, m=2, sampling="hypergeometric").round(4)
+    array([0.1667, 0.6667, 0.1667])
     """
     n, m = check_nm(n, m, sampling)
     r = _check_ranks(r, n)
@@ -187,7 +194,13 @@ def narrow_block_rows(n: int, m: int) -> int:
 
 
 def sampled_metric_weights(metric, m: int) -> np.ndarray:
-    """(M(1), ..., M(m+1)): the metric applied to a sampled rank (AUC with n = m + 1)."""
+    """(M(1), ..., M(m+1)): the metric applied to a sampled rank (AUC with n = m + 1).
+
+    Examples
+    --------
+    >>> sampled_metric_weights("recall@2", 3)
+    array([1., 1., 0., 0.])
+    """
     return parse_metric(metric).weights(m + 1)
 
 
@@ -209,6 +222,11 @@ def expected_sampled_metric(metric, r, n: int, m: int, sampling: str = "binomial
     Returns
     -------
     ndarray of the shape of ``r``.
+
+    Examples
+    --------
+    >>> expected_sampled_metric("recall@10", [1, 50, 500], n=3706, m=100).round(4)
+    array([1.    , 1.    , 0.1192])
     """
     n, m = check_nm(n, m, sampling)
     w = (sampled_metric_weights(metric, m) if correction is None else
@@ -266,6 +284,11 @@ def draw_sampled_ranks(r, n, m: int, sampling: str = "binomial",
     rng : numpy Generator or seed
     size : tuple, optional
         Output shape (default: the broadcast shape of r and n); e.g. ``(repeats, len(r))``.
+
+    Examples
+    --------
+    >>> draw_sampled_ranks([1, 1853, 3706], n=3706, m=100, rng=0)
+    array([  1,  52, 101])
     """
     rng = np.random.default_rng(rng)
     m = check_integer("m (number of sampled items)", m)
