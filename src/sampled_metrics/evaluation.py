@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import time
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -49,6 +48,7 @@ from threadpoolctl import threadpool_limits
 
 from .checks import check_allocation
 from .datasets import Split
+from .logs import progress
 from .metrics import parse_metric
 from . import rank_kernels as kernels
 from .protocols import (BLOCK_USERS, CandidateTable, check_sample_size,
@@ -326,41 +326,44 @@ def _rank_blocks(model, split, sizes, tie, replace, seed, fixed_negatives, ranks
                  sampled, first_block=0) -> None:
     """The loop of :func:`evaluate` over draw blocks (fills ``ranks`` and ``sampled``)."""
     n = split.users.size
-    started, next_log = time.perf_counter(), 0.1
-    for block, lo in enumerate(range(0, n, BLOCK_USERS), start=first_block):
-        rows = slice(lo, min(n, lo + BLOCK_USERS))
-        users, test = split.users[rows], split.test_items[rows]
-        scores, test = _as_block(model.score(users), test)
-        b = users.size
-        table = CandidateTable(split.train[users], test)
-        keyed = tie == "random"
-        keys = tie_keys(seed, block, scores.shape) if keyed else None
-        codes, g, e, above = table.codes(scores, keys)
-        ranks[rows] = ranks_from_counts(g, e, tie, generator(seed, "ties", "exact", block),
-                                        n_above=above if keyed else None)
-        for m, repeats in sizes.items():
-            if fixed_negatives is not None:
-                neg, at = fixed_negatives[rows], np.arange(b)
-                sampled[m][0, rows] = sampled_ranks(
-                    scores[at, test], np.take_along_axis(scores, neg, axis=1), tie,
-                    generator(seed, "ties", m, 0, block),
-                    test_keys=keys[at, test] if keyed else None,
-                    negative_keys=np.take_along_axis(keys, neg, 1) if keyed else None)
-                continue
-            chunk = max(1, _CHUNK_NEGATIVES // (b * m))
-            for first in range(0, repeats, chunk):
-                js = range(first, min(repeats, first + chunk))
-                pos = table.positions_many(
-                    m, [negatives_generator(seed, m, j, block) for j in js], replace)
-                g, e, above = kernels.count_positions(codes, pos)
-                for r, j in enumerate(js):
-                    sampled[m][j, rows] = ranks_from_counts(
-                        g[r], e[r], tie, generator(seed, "ties", m, j, block),
-                        n_above=above[r] if keyed else None)
-        if rows.stop >= next_log * n:
-            log.info("ranked %d of %d users (%.0f%%) in %.1f s", rows.stop, n,
-                     100 * rows.stop / n, time.perf_counter() - started)
-            next_log = np.floor(10 * rows.stop / n) / 10 + 0.1
+    with progress("rank users", total=n) as bar:
+        for block, lo in enumerate(range(0, n, BLOCK_USERS), start=first_block):
+            _rank_block(model, split, sizes, tie, replace, seed, fixed_negatives, ranks,
+                        sampled, block, slice(lo, min(n, lo + BLOCK_USERS)))
+            bar.advance(min(n, lo + BLOCK_USERS) - lo)
+
+
+def _rank_block(model, split, sizes, tie, replace, seed, fixed_negatives, ranks, sampled,
+                block: int, rows: slice) -> None:
+    """One draw block of :func:`_rank_blocks`: the users at ``rows``."""
+    users, test = split.users[rows], split.test_items[rows]
+    scores, test = _as_block(model.score(users), test)
+    b = users.size
+    table = CandidateTable(split.train[users], test)
+    keyed = tie == "random"
+    keys = tie_keys(seed, block, scores.shape) if keyed else None
+    codes, g, e, above = table.codes(scores, keys)
+    ranks[rows] = ranks_from_counts(g, e, tie, generator(seed, "ties", "exact", block),
+                                    n_above=above if keyed else None)
+    for m, repeats in sizes.items():
+        if fixed_negatives is not None:
+            neg, at = fixed_negatives[rows], np.arange(b)
+            sampled[m][0, rows] = sampled_ranks(
+                scores[at, test], np.take_along_axis(scores, neg, axis=1), tie,
+                generator(seed, "ties", m, 0, block),
+                test_keys=keys[at, test] if keyed else None,
+                negative_keys=np.take_along_axis(keys, neg, 1) if keyed else None)
+            continue
+        chunk = max(1, _CHUNK_NEGATIVES // (b * m))
+        for first in range(0, repeats, chunk):
+            js = range(first, min(repeats, first + chunk))
+            pos = table.positions_many(
+                m, [negatives_generator(seed, m, j, block) for j in js], replace)
+            g, e, above = kernels.count_positions(codes, pos)
+            for r, j in enumerate(js):
+                sampled[m][j, rows] = ranks_from_counts(
+                    g[r], e[r], tie, generator(seed, "ties", m, j, block),
+                    n_above=above[r] if keyed else None)
 
 
 def rank_all(model, split: Split, tie: str = DEFAULT_TIE, seed: int = 0

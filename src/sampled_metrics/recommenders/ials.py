@@ -23,6 +23,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ..logs import progress
 from .base import Recommender, check_train
 
 __all__ = ["IALS", "paper_loss"]
@@ -120,13 +121,15 @@ class IALS(Recommender):
         self.loss_history_: list[float] = []
 
         def record(iteration, _elapsed, _loss):
+            bar.advance()
             if self.track_loss:
                 loss = self._loss(train, model.user_factors * scale, model.item_factors * scale)
                 self.loss_history_.append(loss)
                 log.info("iALS sweep %d/%d: paper loss %.2f", iteration + 1,
                          self.iterations, loss)
 
-        with threadpool_limits(1, "blas"):  # implicit warns otherwise; also deterministic
+        with threadpool_limits(1, "blas"), \
+                progress("fit iALS", total=self.iterations) as bar:   # one step per sweep
             model = AlternatingLeastSquares(
                 factors=self.factors, dtype=np.float64, use_cg=False, use_native=True,
                 iterations=self.iterations, num_threads=self.num_threads,

@@ -20,6 +20,7 @@ import importlib
 
 import numpy as np
 
+from ..logs import progress
 from .base import Recommender, check_train
 
 __all__ = ["NeuMF", "MultiVAE", "torch_available"]
@@ -172,7 +173,8 @@ class NeuMF(_TorchRecommender):
         items = train.indices.astype(np.int64)
         seen = users * n_items + items                        # sorted (CSR order)
         self.loss_history_ = []
-        with _torch_threads(torch, self.threads):
+        with _torch_threads(torch, self.threads), \
+                progress("fit NeuMF", total=self.epochs) as bar:
             torch.manual_seed(self.seed)
             net = self._build(torch, n_users, n_items)
             opt = torch.optim.Adam(net.parameters(), lr=self.lr,
@@ -198,6 +200,7 @@ class NeuMF(_TorchRecommender):
                     opt.step()
                     total += loss.item() * b.numel()
                 self.loss_history_.append(total / order.numel())
+                bar.advance(detail=f"loss {self.loss_history_[-1]:.4g}")
         net.eval()
         self.net_, self.train_ = net, train
         return self
@@ -306,7 +309,8 @@ class MultiVAE(_TorchRecommender):
         self.loss_history_ = []
         self.train_ = train
         step = 0
-        with _torch_threads(torch, self.threads):
+        with _torch_threads(torch, self.threads), \
+                progress("fit MultiVAE", total=self.epochs) as bar:
             self.net_ = self._build(torch, n_items)
             opt = torch.optim.Adam(self.net_.parameters(), lr=self.lr,
                                    weight_decay=self.weight_decay, fused=True)
@@ -330,6 +334,7 @@ class MultiVAE(_TorchRecommender):
                     step += 1
                     total += loss.item() * rows.size
                 self.loss_history_.append(total / max(order.size, 1))
+                bar.advance(detail=f"loss {self.loss_history_[-1]:.4g}")
         self.net_.eval()
         return self
 
