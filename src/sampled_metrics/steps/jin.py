@@ -10,8 +10,6 @@ computed once per (dataset, m) for both papers' tables.
 """
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import pandas as pd
 
@@ -19,6 +17,7 @@ from .. import figures
 from ..atomic import atomic_output
 from ..corrections import correction_label
 from ..estimators import estimate_batches, sampled_rank_histogram
+from ..logs import progress
 from ..metrics import parse_metric
 from ..rankfile import read_rank_file
 from ..tables import percent, write_csv, write_table
@@ -26,8 +25,6 @@ from .kdd_study import PER_REPEAT_COLUMNS, select, table3_frame
 
 __all__ = ["estimator_label", "estimates_per_repeat", "table2_frame", "winners_frame",
            "estimate_repeats", "tables", "figure"]
-
-log = logging.getLogger(__name__)
 
 
 def estimator_label(name: str) -> str:
@@ -63,16 +60,18 @@ def estimates_per_repeat(dataset: str, recommender: str, rank_file, m: int, metr
     mean_pmf = {"exact": np.bincount(exact - 1, minlength=n)[:n] / exact.size}
     hists = [sampled_rank_histogram(s, m) for s in sampled]
     parts = []
-    for name in estimators:
-        label = estimator_label(name)
-        pmfs = estimate_batches(hists, n, m, name, rank_file.sampling, processes=processes,
-                                **((options or {}).get(name) or {}))
-        values = weights @ pmfs.T                                          # K x repeats
-        mean_pmf[label] = pmfs.mean(axis=0)
-        parts += [pd.DataFrame({"dataset": dataset, "recommender": recommender,
-                                "metric": metric, "method": label, "repeat": repeats,
-                                "value": values[k]}) for k, metric in enumerate(metrics)]
-        log.info("%s/%s: %s over %d repeats done", dataset, recommender, name, repeats.size)
+    with progress(f"estimators {dataset}/{recommender}", total=len(estimators)) as bar:
+        for name in estimators:
+            bar.advance(0, f"{name} over {repeats.size} repeats")
+            label = estimator_label(name)
+            pmfs = estimate_batches(hists, n, m, name, rank_file.sampling, processes=processes,
+                                    **((options or {}).get(name) or {}))
+            values = weights @ pmfs.T                                      # K x repeats
+            mean_pmf[label] = pmfs.mean(axis=0)
+            parts += [pd.DataFrame({"dataset": dataset, "recommender": recommender,
+                                    "metric": metric, "method": label, "repeat": repeats,
+                                    "value": values[k]}) for k, metric in enumerate(metrics)]
+            bar.advance(detail=f"{name} done")
     return pd.concat(parts, ignore_index=True)[PER_REPEAT_COLUMNS], mean_pmf
 
 
