@@ -1,5 +1,5 @@
 """Bad inputs and ordinary file faults: each ends in one line that names what is wrong, with
-the right exit code, and leaves no output behind (issue 9's catalogue, and more).
+the right exit code, and leaves no output behind (a catalogue of hostile inputs).
 
 Four families, each parametrised: the command line, the workflow's config (the checker the
 Snakefile runs, plus a few real ``snakemake -n`` runs), data files read by the split, and

@@ -41,7 +41,7 @@ def _out(*cmd: str) -> str:
 
 
 def slurm_unavailable() -> str | None:
-    """Why this machine cannot run the workflow through SLURM, or None if it can."""
+    """Why the host cannot run the workflow through SLURM, or None if it can."""
     if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
         return "snakemake-executor-plugin-slurm is not installed (pip install -e '.[slurm]')"
     for tool in ("sbatch", "sinfo", "sacct", "sacctmgr"):

@@ -1,4 +1,4 @@
-"""Fit time and exact full-ranking quality of the neural recommenders (issue 12) on a split.
+"""Fit time and exact full-ranking quality of the neural recommenders on a split.
 
     python workflow/benchmarks/bench_neural.py [--split data/ml-1m/split.npz] [--threads 2]
         [--model neumf multivae] [--epochs N] [--batch-size B] [--lr LR]

@@ -1,4 +1,4 @@
-"""Peak memory of reading a text rank file (issue 9 target: <= 24 bytes per rank).
+"""Peak memory of reading a text rank file (target: <= 24 bytes per rank).
 
     python workflow/benchmarks/bench_read_ranks.py [--ranks 20000000]
 

@@ -12,7 +12,7 @@
 #   munge      a key in /etc/munge/munge.key, munged
 #   database   mariadbd (the Debian data directory), database slurm_acct_db, user slurm
 #   slurmdbd   /etc/slurm/slurmdbd.conf (accounting_storage/mysql)
-#   slurm      /etc/slurm/slurm.conf: one node sized by `slurmd -C` (this machine's CPUs and
+#   slurm      /etc/slurm/slurm.conf: one node sized by `slurmd -C` (the host's CPUs and
 #              memory), select/cons_tres with CR_Core (cores are the consumable: memory requests
 #              are checked against the node, not reserved), proctrack/linuxproc, task/none,
 #              accounting through slurmdbd (the Snakemake plugin polls jobs with sacct; job
@@ -156,9 +156,9 @@ configure_slurm() {
     install -d -o slurm -g slurm -m 755 "$ETC" /run/slurm /var/lib/slurm \
         /var/lib/slurm/slurmctld /var/lib/slurm/slurmd
     chown slurm:slurm "$LOGS"
-    # this machine as a node: CPUs, sockets, cores, threads and memory as slurmd sees them
+    # the host as a node: CPUs, sockets, cores, threads and memory as slurmd sees them
     node=$(slurmd -C 2>/dev/null | grep '^NodeName=' | sed "s/^NodeName=[^ ]*/NodeName=$HOST/")
-    [[ -n $node ]] || die "'slurmd -C' did not describe this machine"
+    [[ -n $node ]] || die "'slurmd -C' did not describe the host"
     write_conf "$ETC/slurmdbd.conf" slurm 600 <<EOF || true
 $MARK
 DbdHost=localhost
