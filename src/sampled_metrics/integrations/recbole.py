@@ -52,8 +52,8 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import parse_metrics
-from ..multipositive import DEFAULT_MAX_M, PositiveTable, multi_positive_metric
-from ..positives_csv import DRAW_COLUMNS, POSITION_COLUMNS, summarise_long
+from ..multipositive import DEFAULT_MAX_M, multi_positive_metric
+from ..positives_csv import DRAW_COLUMNS, POSITION_COLUMNS, read_positions, summarise_long
 from ..sampling import expected_sampled_metric
 
 __all__ = ["capture", "Capture", "Evaluation", "law_expectations"]
@@ -235,7 +235,7 @@ class Capture:
         over users of the metric of the user's positives in its list of k + D items (all
         its candidates for a full ranking): ``hit@10``, ``mrr@10``, ``ndcg@10``,
         ``recall@10``, ``precision@10``, ``ap@10`` (RecBole's ``map@10``)."""
-        table = self._table(evaluation)
+        table = read_positions(self.frame(evaluation))
         positions = np.split(table.position, np.cumsum(table.k)[:-1])
         return {m.name: float(multi_positive_metric(m, positions, table.n_negatives).mean())
                 for m in parse_metrics(metrics)}
@@ -264,11 +264,6 @@ class Capture:
                                    seed=seed, max_m=max_m)
         frame["law"] = LAWS[ev.distribution]
         return frame
-
-    def _table(self, evaluation: int) -> PositiveTable:
-        frame = self.frame(evaluation)
-        return PositiveTable.from_long(pd.factorize(frame.user)[0], frame.position,
-                                       frame.n_nonrelevant, frame.n_negatives)
 
 
 def capture(trainer) -> Capture:
