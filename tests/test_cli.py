@@ -100,7 +100,7 @@ def test_estimate_bootstrap_is_the_batched_estimate_of_each_draw(tmp_path, capsy
     """``estimate``: the value is the one-histogram estimate; the interval is that of the
     bootstrap histograms' estimates, batched (MLE, WMLE: estimate_batches, the workflow's
     path; MES, BV: one at a time, the same numbers), whatever --processes."""
-    from sampled_metrics.cli.inputs import bootstrap_histograms, percentile_interval
+    from sampled_metrics.resampling import bootstrap_histograms, percentile_interval
     from sampled_metrics.estimators import (estimate_batches, estimate_from_histogram,
                                             sampled_rank_histogram)
     from sampled_metrics.metrics import parse_metrics

@@ -212,3 +212,15 @@ def test_unpaired_accepts_different_user_counts():
                       N, M, ["recall@10"], ["sampled"], paired=False, plugin=None)
     assert len(f) == 1 and f.ci_low[0] < f.difference[0] < f.ci_high[0]
     assert parse_metric("recall@10").name == f.metric[0]
+
+
+def test_resampled_counts_are_the_bincounts_of_resampled_users():
+    """The bootstrap's two forms agree: per-user counts are the bincounts of the same
+    generator's resampled indices, and a replicate mean is the mean over those users."""
+    from sampled_metrics.resampling import bootstrap_means, resampled_counts, resampled_users
+    idx = resampled_users(np.random.default_rng(7), 50, 20)
+    counts = resampled_counts(np.random.default_rng(7), 50, 20)
+    assert np.array_equal(counts, np.stack([np.bincount(row, minlength=50) for row in idx]))
+    values = np.random.default_rng(1).random((50, 3))
+    means = bootstrap_means(values, 20, np.random.default_rng(7))
+    assert np.allclose(means, values[idx].mean(axis=1))

@@ -63,6 +63,7 @@ from .corrections import correction_vectors, parse_correction
 from .estimators import estimate_from_histogram, mixture_matrix, sampled_rank_histogram
 from .metrics import parse_metric
 from .multipositive import DEFAULT_MAX_M, correct_positives
+from .resampling import percentile_interval, resampled_counts, resampled_users
 from .sampling import check_nm
 from .seeds import generator
 
@@ -215,19 +216,10 @@ def _replicate_histograms(sampled: dict, m: int, draws: int, rng, paired: bool) 
     out, idx = {}, None
     for name, r in sampled.items():
         if idx is None or not paired:
-            idx = rng.integers(0, r.size, size=(draws, r.size), dtype=np.int32)
+            idx = resampled_users(rng, r.size, draws)
         keys = r[idx] - 1 + (m + 1) * np.arange(draws)[:, None]
         out[name] = np.bincount(keys.ravel(), minlength=draws * (m + 1)).reshape(draws, m + 1)
     return out
-
-
-def _interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval along axis 0 (NaN without samples)."""
-    if samples.shape[0] == 0:
-        nan = np.full(samples.shape[1:], np.nan)
-        return nan, nan
-    lo, hi = np.quantile(samples, [(1 - level) / 2, (1 + level) / 2], axis=0)
-    return lo, hi
 
 
 def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
@@ -312,8 +304,8 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     for a, b in itertools.combinations(names, 2):
         diff = values[a] - values[b]                                      # (1 + B, K, E)
         bias = biases[a] - biases[b]
-        lo, hi = _interval(diff[1:], level)
-        dlo, dhi = _interval(diff[1:] - bias[1:], level)
+        lo, hi = percentile_interval(diff[1:], level)
+        dlo, dhi = percentile_interval(diff[1:] - bias[1:], level)
         se = bias[1:].std(axis=0, ddof=1) if plugin else np.zeros((K, E))
         for e, label in enumerate(vec_labels):
             rows += _rows(a, b, metric_list, label, values[a][0, :, e], values[b][0, :, e],
@@ -321,7 +313,7 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
         for label in (x for x in labels if x in ESTIMATOR_METHODS):
             val, boot = _estimator_values(label, a, b, hists, reps, pis, W, n, m, sampling,
                                           int(estimator_bootstrap))
-            lo_e, hi_e = _interval(boot, level)
+            lo_e, hi_e = percentile_interval(boot, level)
             rows += _rows(a, b, metric_list, label, val[0], val[1], lo_e, hi_e, np.zeros(K),
                           np.zeros(K), lo_e, hi_e)
     frame = _frame(rows, names, metric_list, labels)
@@ -382,13 +374,12 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
         values[name] = np.array([[per_user[(x.name, label)] for label in labels]
                                  for x in metric_list])                   # (K, E, U)
     rng = generator(seed, "compare")
-    idx = rng.integers(0, U, size=(int(bootstrap), U), dtype=np.int32)
-    counts = np.stack([np.bincount(row, minlength=U) for row in idx]) / U  # (B, U)
+    counts = resampled_counts(rng, U, bootstrap) / U                       # (B, U)
     rows = []
     nan = np.full(len(metric_list), np.nan)
     for a, b in itertools.combinations(names, 2):
         diff = values[a] - values[b]                                      # (K, E, U)
-        lo, hi = _interval(np.einsum("bu,keu->bke", counts, diff), level)
+        lo, hi = percentile_interval(np.einsum("bu,keu->bke", counts, diff), level)
         for e, label in enumerate(labels):
             rows += _rows(a, b, metric_list, label, values[a][:, e].mean(axis=-1),
                           values[b][:, e].mean(axis=-1), lo[:, e], hi[:, e], nan, nan,

@@ -36,6 +36,7 @@ import pandas as pd
 from .corrections import correction_label
 from .metrics import parse_metrics
 from .multipositive import DEFAULT_MAX_M, PositiveTable, correct_positives
+from .resampling import bootstrap_means, percentile_interval
 from .textfile import Column, read_columns
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
@@ -127,17 +128,6 @@ def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
     return table, estimate[table.order]
 
 
-def _bootstrap_means(values: np.ndarray, draws: int, seed: int) -> np.ndarray:
-    """(draws, columns): means of ``values`` (users x columns) over users resampled with
-    replacement."""
-    rng = np.random.default_rng(seed)
-    U = values.shape[0]
-    out = np.empty((draws, values.shape[1]))
-    for b in range(draws):
-        out[b] = np.bincount(rng.integers(0, U, U), minlength=U) @ values / U
-    return out
-
-
 def correct_long_csv(path, metrics, corrections, sampling: str = "binomial",
                      bootstrap: int = 1000, level: float = 0.95, seed: int = 0,
                      max_m: int | None = None) -> pd.DataFrame:
@@ -179,14 +169,13 @@ def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
         raise ValueError(f"{_name(path)}: not a long-format CSV (header needs "
                          f"{', '.join(POSITION_COLUMNS)} or {', '.join(DRAW_COLUMNS)})")
     values = np.stack(list(columns.values()), axis=1)
-    boot = _bootstrap_means(values, bootstrap, seed)
+    boot = bootstrap_means(values, bootstrap, np.random.default_rng(seed))
     rows = []
     for j, (metric, label) in enumerate(columns):
         v = values[:, j]
         se = v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else float("nan")
-        lo, hi = (np.quantile(boot[:, j], [(1 - level) / 2, (1 + level) / 2])
-                  if bootstrap else (float("nan"), float("nan")))
-        rows.append((metric, label, v.mean(), se, float(lo), float(hi), v.size))
+        lo, hi = percentile_interval(boot[:, j], level)
+        rows.append((metric, label, v.mean(), se, lo, hi, v.size))
     return pd.DataFrame(rows, columns=["metric", "correction", "value", "std_error", "ci_low",
                                        "ci_high", "users"])
 

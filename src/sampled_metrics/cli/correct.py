@@ -9,8 +9,9 @@ from ..corrections import apply_correction, correction_label, correction_vectors
     parse_correction
 from ..metrics import METRIC_NAMES, parse_metrics
 from ..positives_csv import correct_long_csv, long_format
-from .inputs import add_input_options, bootstrap_histograms, check_bootstrap, \
-    percentile_interval, read_sampled_ranks, resolve_inputs, split_names
+from ..resampling import bootstrap_histograms, percentile_interval
+from .inputs import add_input_options, check_bootstrap, read_sampled_ranks, resolve_inputs, \
+    split_names
 
 __all__ = ["add_parser", "run", "DEFAULT_CORRECTIONS"]
 

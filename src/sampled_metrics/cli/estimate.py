@@ -8,8 +8,9 @@ import pandas as pd
 from ..checks import check_allocation
 from ..logs import progress
 from ..metrics import METRIC_NAMES, parse_metrics
-from .inputs import add_input_options, bootstrap_histograms, check_bootstrap, \
-    check_processes, percentile_interval, read_sampled_ranks, resolve_inputs, split_names
+from ..resampling import bootstrap_histograms, percentile_interval
+from .inputs import add_input_options, check_bootstrap, check_processes, read_sampled_ranks, \
+    resolve_inputs, split_names
 
 __all__ = ["add_parser", "run"]
 

@@ -14,7 +14,7 @@ from ..sampling import SAMPLING_LAWS, check_nm
 from ..textfile import read_integers
 
 __all__ = ["read_sampled_ranks", "file_m", "resolve_inputs", "split_names",
-           "bootstrap_histograms", "percentile_interval", "check_bootstrap", "check_processes",
+           "check_bootstrap", "check_processes",
            "read_prior", "add_input_options"]
 
 
@@ -83,24 +83,6 @@ def split_names(text: str, what: str) -> list[str]:
     if not names:
         raise ValueError(f"no {what} given")
     return names
-
-
-def bootstrap_histograms(ranks: np.ndarray, m: int, draws: int, seed: int) -> np.ndarray:
-    """Bootstrap over users, done on the histogram: each draw resamples the N users with
-    replacement, i.e. counts ~ Multinomial(N, P~). Shape (draws, m+1), frequencies."""
-    check_allocation(2 * draws * (m + 1), f"--bootstrap {draws} draws of the m+1 = {m + 1} "
-                     f"rank frequencies")
-    counts = np.bincount(ranks - 1, minlength=m + 1)
-    rng = np.random.default_rng(seed)
-    return rng.multinomial(ranks.size, counts / ranks.size, size=draws) / ranks.size
-
-
-def percentile_interval(samples: np.ndarray, level: float) -> tuple[float, float]:
-    """The central ``level`` percentile interval of ``samples`` (NaNs when there are none)."""
-    if samples.size == 0:
-        return float("nan"), float("nan")
-    lo, hi = np.quantile(samples, [(1 - level) / 2, (1 + level) / 2])
-    return float(lo), float(hi)
 
 
 def check_bootstrap(args) -> None:
