@@ -49,7 +49,7 @@ from threadpoolctl import threadpool_limits
 from .checks import check_allocation
 from .datasets import Split
 from .logs import progress
-from .metrics import parse_metric
+from .metrics import parse_metric, parse_metrics
 from . import rank_kernels as kernels
 from .protocols import (BLOCK_USERS, CandidateTable, check_sample_size,
                         negatives_generator)
@@ -378,17 +378,5 @@ def mean_metrics(ranks, n_candidates, metrics: Sequence[str]) -> dict[str, float
 
     For sampled ranks pass ``n_candidates = m + 1``.
     """
-    ranks = np.asarray(ranks, dtype=np.float64)
-    n_candidates = np.broadcast_to(np.asarray(n_candidates, dtype=np.int64), ranks.shape)
-    out = {}
-    for name in metrics:
-        metric = parse_metric(name)
-        if metric.kind == "auc":
-            values = np.empty_like(ranks)
-            for n in np.unique(n_candidates):
-                mask = n_candidates == n
-                values[mask] = metric(ranks[mask], int(n))
-        else:
-            values = metric(ranks)
-        out[metric.name] = float(values.mean())
-    return out
+    n_candidates = np.broadcast_to(np.asarray(n_candidates, dtype=np.int64), np.shape(ranks))
+    return {metric.name: metric.mean(ranks, n_candidates) for metric in parse_metrics(metrics)}

@@ -113,6 +113,21 @@ class Metric:
             out = np.where(r <= self.k, out, 0.0)
         return out
 
+    def mean(self, r, n=None) -> float:
+        """The metric of an evaluation, (1/U) sum_u M(r_u), user u's rank r_u among n_u items.
+
+        ``n`` (scalar or one n_u per user) is needed for AUC only (eq. 7), each user's AUC
+        then being over its own candidates.
+
+        Examples
+        --------
+        >>> parse_metric("recall@10").mean([1, 5, 20, 100])
+        0.5
+        >>> parse_metric("auc").mean([1, 3], n=[3, 5])
+        0.75
+        """
+        return float(np.mean(self(r, None if n is None else np.asarray(n))))
+
     def weights(self, n: int) -> np.ndarray:
         """The vector (M(1), ..., M(n)) for ``n`` items."""
         n = check_integer("n (number of items)", n, 1)

@@ -27,7 +27,6 @@ from ..bounds import bound_full_metrics
 from ..metrics import parse_metric
 from ..rankfile import read_rank_file
 from ..tables import atomic_write_text, render_markdown, write_csv
-from .kdd_study import exact_metric
 
 __all__ = ["OBSERVED_SETS", "TARGETS", "SHAPES", "bounds_frame", "widths_frame",
            "validation"]
@@ -72,7 +71,7 @@ def bounds_frame(rank_files: dict, m: int, *, dataset: str = "", observed_sets=N
     names = list(dict.fromkeys(x for metrics in observed_sets.values() for x in metrics))
     rows = []
     for rec, f in rank_files.items():
-        exact = {t: exact_metric(t, f.exact, f.n_u) for t in targets}
+        exact = {t: parse_metric(t).mean(f.exact, f.n_u) for t in targets}
         all_repeats = range(f.sampled[m].shape[0]) if repeats is None else repeats
         for repeat in all_repeats:
             s = f.sampled_ranks(m, repeat)

@@ -33,7 +33,7 @@ from ..rankfile import read_rank_file
 from ..sampling import check_nm, expected_metric_matrix
 from ..tables import percent, write_csv, write_table
 
-__all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "exact_metric", "per_repeat_frame",
+__all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "per_repeat_frame",
            "per_seed_frame", "table3_frame", "seed_spread_frame", "table4_frame",
            "rank_buckets", "figure6_frame", "correct_repeats", "correct_seeds",
            "read_per_seed", "tables", "seed_table", "figure5", "figure6"]
@@ -47,11 +47,6 @@ N_MODES = ("per_user", "global")
 PAPER_DATASET = "ml-1m"
 PER_REPEAT_COLUMNS = ["dataset", "recommender", "metric", "method", "repeat", "value"]
 PER_SEED_COLUMNS = ["dataset", "recommender", "seed", "metric", "method", "repeat", "value"]
-
-
-def exact_metric(metric, ranks, n_u) -> float:
-    """mean_u M(r_u) with AUC over each user's own n_u candidates (eq. 1, 7-13)."""
-    return float(np.mean(parse_metric(metric)(ranks, np.asarray(n_u))))
 
 
 def _n_for_users(n_u, n_mode: str, n_items: int) -> np.ndarray:
@@ -84,7 +79,7 @@ def _corrected_values(rank_files: list, m: int, metric_names, corrections, *, n_
                           processes=processes)
     for f, n_u in zip(rank_files, n_per_file):
         values = mean_corrected(V, np.searchsorted(n_values, n_u), f.sampled_ranks(m))
-        yield [exact_metric(metric, f.exact, f.n_u) for metric in metric_names], values
+        yield [parse_metric(metric).mean(f.exact, f.n_u) for metric in metric_names], values
 
 
 def _value_frames(columns: dict, metric_names, labels, exact, values) -> list:
