@@ -70,7 +70,7 @@ from .seeds import generator
 #: Entropy weight of the MES plug-in (Jin et al.'s eta, the package default).
 MES_ETA = 0.001
 
-__all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_positives", "compare_repeats", "verdict", "mes_gradient",
+__all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_positives", "compare_repeats", "verdict", "orders_like_exact", "mes_gradient",
            "exact_interval", "bias_curve", "agreement_summary", "COMPARE_COLUMNS"]
 
 VERDICTS = ("a_better", "b_better", "not_distinguishable")
@@ -98,6 +98,21 @@ def verdict(low, high) -> np.ndarray:
     if np.any(low > high):
         raise ValueError("interval with low > high")
     return np.where(low > 0, VERDICTS[0], np.where(high < 0, VERDICTS[1], VERDICTS[2]))
+
+
+def orders_like_exact(value_a, value_b, exact_a, exact_b) -> np.ndarray:
+    """Whether each estimate orders A and B as the exact metric does: sign(a - b) =
+    sign(exact_a - exact_b) != 0 (strictly; a tie either way counts as wrong). Elementwise,
+    e.g. over repeats; the count of True is KDD'20 Table 4's cell.
+
+    Examples
+    --------
+    >>> orders_like_exact([0.3, 0.1, 0.2], [0.2, 0.2, 0.2], 0.08, 0.07).tolist()
+    [True, False, False]
+    """
+    truth = np.sign(np.asarray(exact_a, dtype=np.float64) - np.asarray(exact_b, dtype=np.float64))
+    got = np.sign(np.asarray(value_a, dtype=np.float64) - np.asarray(value_b, dtype=np.float64))
+    return (got == truth) & (truth != 0)
 
 
 def exact_interval(ci_low, ci_high, debiased_low, debiased_high
@@ -488,7 +503,7 @@ def compare_repeats(rank_files: dict, m: int, metrics, methods, *, repeats=None,
     count = min(f.sampled_ranks(m).shape[0] for f in files.values())
     repeats = range(count) if repeats is None else repeats
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
-    exact = {(name, x.name): float(np.mean(_exact_values(x, f.exact, f.n_u)))
+    exact = {(name, x.name): x.mean(f.exact, f.n_u)
              for name, f in files.items() for x in metric_list}
     parts = []
     for t in repeats:
@@ -502,15 +517,10 @@ def compare_repeats(rank_files: dict, m: int, metrics, methods, *, repeats=None,
     out["exact_b"] = [exact[(b, x)] for b, x in zip(out.b, out.metric)]
     out["exact_difference"] = out.exact_a - out.exact_b
     truth = np.sign(out.exact_difference)
-    out["agrees"] = np.sign(out.difference) == truth
+    out["agrees"] = orders_like_exact(out.difference, 0.0, out.exact_difference, 0.0)
     out["wrong"] = _wrong(out.verdict, truth)
     out["naive_wrong"] = _wrong(out.naive_verdict, truth)
     return out
-
-
-def _exact_values(metric, exact_ranks, n_u) -> np.ndarray:
-    """M(r_u) with each user's own n_u for AUC, as Table 3's exact column."""
-    return metric(exact_ranks, np.asarray(n_u))
 
 
 def _wrong(verdicts, truth) -> np.ndarray:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import figures
+from ..compare import orders_like_exact
 from ..corrections import (correction_label, correction_lookup, correction_vectors,
                            mean_corrected)
 from ..metrics import parse_metric
@@ -226,10 +227,9 @@ def table4_frame(table3: pd.DataFrame, per_repeat: pd.DataFrame) -> pd.DataFrame
     recs = list(dict.fromkeys(per_repeat.recommender))
     for a, b in itertools.combinations(recs, 2):
         for (dataset, metric, method), grp in wide.groupby(level=[0, 1, 2], sort=False):
-            truth = np.sign(exact[dataset, a, metric] - exact[dataset, b, metric])
-            got = np.sign(grp[a].to_numpy() - grp[b].to_numpy())
-            rows.append((dataset, f"{a} vs {b}", metric, method,
-                         int(np.sum(got == truth)) if truth != 0 else 0, len(grp)))
+            agree = orders_like_exact(grp[a].to_numpy(), grp[b].to_numpy(),
+                                      exact[dataset, a, metric], exact[dataset, b, metric])
+            rows.append((dataset, f"{a} vs {b}", metric, method, int(agree.sum()), len(grp)))
     return pd.DataFrame(rows, columns=["dataset", "pair", "metric", "method", "correct",
                                        "repeats"])
 

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from ..compare import orders_like_exact
 from ..datasets import load_split
 from ..holdout import leave_last_out_positives, random_holdout
 from ..multipositive import PositiveTable, correct_positives, multi_positive_metric
@@ -249,7 +250,7 @@ def ordering_agreement(runs: pd.DataFrame, min_gap: float = 0.05) -> pd.DataFram
                 gap = abs(e1 - e2) / max(e1, e2)
                 if gap < min_gap:
                     continue
-                agree = int((np.sign(wide[r1] - wide[r2]) == np.sign(e1 - e2)).sum())
+                agree = int(orders_like_exact(wide[r1], wide[r2], e1, e2).sum())
                 rows.append((split, protocol, metric, method, f"{r1} vs {r2}", gap, agree,
                              len(wide)))
     return pd.DataFrame(rows, columns=["split", "protocol", "metric", "method", "pair",
