@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from sampled_metrics.paper import KDD_TABLE2
-from sampled_metrics.toy import table2
+from sampled_metrics.toy import TOY_N, table2
 
 
 @pytest.fixture(scope="module")
@@ -41,3 +41,16 @@ def test_table2_orders_as_paper(t2):
 def test_table2_is_deterministic():
     a, b = table2(repeats=50, seed=3), table2(repeats=50, seed=3)
     assert a.equals(b)
+
+
+def test_figure_frames_meet_their_identities():
+    """Figure 2 at m = n - 1 without replacement ranks every item: the exact Table 1 values;
+    Figure 3: sampled AUC is unbiased at every m, E[AUC(r~) | r] = AUC(r)."""
+    from sampled_metrics.toy import figure2_frame, figure3_frame, table1
+    f2 = figure2_frame(points=5, sampling="hypergeometric")
+    last = f2[f2.m == TOY_N - 1].set_index(["recommender", "metric"]).expected
+    exact = table1().set_index(["recommender", "metric"]).value
+    assert np.allclose(last.loc[exact.index], exact, atol=1e-12)
+    f3 = figure3_frame(m_values=(10, 100), top=50, metrics=("auc",))
+    wide = f3.pivot(index="rank", columns="m", values="value")
+    assert np.allclose(wide["10"], wide["exact"]) and np.allclose(wide["100"], wide["exact"])

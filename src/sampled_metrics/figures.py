@@ -1,5 +1,6 @@
-"""Figures of KDD'20. Each ``figureN`` computes its curves with the library, draws them, saves
-``<stem>.pdf`` and ``<stem>.png`` and returns the plotted data as a tidy DataFrame."""
+"""Figures of the papers. Each function draws a tidy frame computed elsewhere (the running
+example's in :mod:`sampled_metrics.toy`, the studies' in :mod:`sampled_metrics.steps`) and saves
+``<stem>.pdf`` and ``<stem>.png``; nothing here computes a number."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,12 +13,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .atomic import atomic_output  # noqa: E402
-from .corrections import correction_vectors  # noqa: E402
 from .metrics import parse_metric  # noqa: E402
-from .sampling import expected_metric_matrix, sampled_metric_weights  # noqa: E402
-from .toy import TOY_METRICS, TOY_N, TOY_RANKS, expected_curve_vs_m  # noqa: E402
 
-__all__ = ["save", "figure1", "figure2", "figure3", "figure4", "log_grid"]
+__all__ = ["save", "figure1", "figure2", "figure3", "figure4", "figure5", "figure6",
+           "rank_distribution_figure"]
 
 LABELS = {"auc": "AUC", "ap": "Average Precision", "ndcg": "NDCG", "recall@10": "Recall@10",
           "ndcg@10": "NDCG@10", "precision@10": "Precision@10"}
@@ -37,17 +36,9 @@ def save(fig, out_stem) -> None:
         plt.close(fig)
 
 
-def log_grid(lo: int, hi: int, points: int) -> np.ndarray:
-    """About ``points`` distinct integers from lo to hi (inclusive), log-spaced."""
-    return np.unique(np.round(np.geomspace(lo, hi, points)).astype(np.int64))
-
-
-def figure1(out_stem, n: int = TOY_N, metrics=TOY_METRICS, zoom: int = 100) -> pd.DataFrame:
-    """Metric M(r) vs rank r for n items: full range (left) and top ``zoom`` (right)."""
-    r = np.arange(1, n + 1)
-    data = pd.DataFrame([(parse_metric(x).name, int(ri), float(v))
-                         for x in metrics for ri, v in zip(r, parse_metric(x)(r, n))],
-                        columns=["metric", "rank", "value"])
+def figure1(data: pd.DataFrame, out_stem, n: int, zoom: int = 100) -> None:
+    """Metric M(r) vs rank r for n items (``toy.figure1_frame``): full range (left) and top
+    ``zoom`` (right)."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for ax, top in zip(axes, (n, zoom)):
         for name, grp in data.groupby("metric", sort=False):
@@ -62,22 +53,19 @@ def figure1(out_stem, n: int = TOY_N, metrics=TOY_METRICS, zoom: int = 100) -> p
     fig.suptitle(f"Figure 1: metric vs predicted rank, n = {n:,}")
     fig.tight_layout()
     save(fig, out_stem)
-    return data
 
 
-def figure2(out_stem, ranks=TOY_RANKS, n: int = TOY_N, metrics=TOY_METRICS,
-            points: int = 120, sampling: str = "binomial") -> pd.DataFrame:
-    """Expected sampled metric of the running example vs number of samples m (log-x)."""
-    m_values = log_grid(1, n - 1, points)
-    data = pd.concat([expected_curve_vs_m(x, m_values, ranks, n, sampling) for x in metrics],
-                     ignore_index=True)
+def figure2(data: pd.DataFrame, exact: pd.DataFrame, out_stem, n: int) -> None:
+    """Expected sampled metric of the running example vs number of samples m (log-x;
+    ``toy.figure2_frame``), each recommender's exact value (``recommender, metric, value``,
+    ``toy.table1``) dotted."""
+    metrics = list(dict.fromkeys(data.metric))
+    exact = exact.set_index(["recommender", "metric"])["value"]
     fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.6))
-    for ax, metric in zip(np.atleast_1d(axes), metrics):
-        name = parse_metric(metric).name
+    for ax, name in zip(np.atleast_1d(axes), metrics):
         for rec, grp in data[data.metric == name].groupby("recommender"):
             ax.plot(grp["m"], grp["expected"], label=f"{rec} (sampled)", color=REC_COLORS[rec])
-            exact = parse_metric(name)(np.asarray(ranks[rec]), n).mean()
-            ax.axhline(exact, color=REC_COLORS[rec], ls=":", lw=1)
+            ax.axhline(exact[rec, name], color=REC_COLORS[rec], ls=":", lw=1)
         ax.set_xscale("log")
         ax.set_xlabel("number of sampled items m")
         ax.set_ylabel(f"expected sampled {LABELS.get(name, name)}")
@@ -87,24 +75,14 @@ def figure2(out_stem, ranks=TOY_RANKS, n: int = TOY_N, metrics=TOY_METRICS,
     fig.suptitle(f"Figure 2: expected sampled metrics of A, B, C vs m (n = {n:,})")
     fig.tight_layout()
     save(fig, out_stem)
-    return data
 
 
-def figure3(out_stem, n: int = TOY_N, m_values=(10, 100, 1000), top: int = 1000,
-            metrics=("ap", "ndcg", "recall@10", "auc"), sampling: str = "binomial") -> pd.DataFrame:
-    """Expected sampled metric E[M(r~)|r] vs true rank r (top ``top`` of n) for several m."""
-    r = np.arange(1, top + 1)
-    rows = []
-    for metric in metrics:
-        metric = parse_metric(metric)
-        rows += [(metric.name, "exact", int(ri), float(v)) for ri, v in zip(r, metric(r, n))]
-        for m in m_values:
-            e = expected_metric_matrix([sampled_metric_weights(metric, m)], r, n, m, sampling)[0]
-            rows += [(metric.name, str(m), int(ri), float(v)) for ri, v in zip(r, e)]
-    data = pd.DataFrame(rows, columns=["metric", "m", "rank", "value"])
+def figure3(data: pd.DataFrame, out_stem, n: int, top: int) -> None:
+    """Expected sampled metric E[M(r~)|r] vs true rank r (top ``top`` of n) for several m
+    (``toy.figure3_frame``)."""
+    metrics = list(dict.fromkeys(data.metric))
     fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.6))
-    for ax, metric in zip(np.atleast_1d(axes), metrics):
-        name = parse_metric(metric).name
+    for ax, name in zip(np.atleast_1d(axes), metrics):
         for m, grp in data[data.metric == name].groupby("m", sort=False):
             exact = m == "exact"
             ax.plot(grp["rank"], grp["value"], label="exact" if exact else f"m = {m}",
@@ -119,26 +97,12 @@ def figure3(out_stem, n: int = TOY_N, m_values=(10, 100, 1000), top: int = 1000,
     fig.suptitle(f"Figure 3: expected sampled metric vs true rank (top {top:,} of n = {n:,})")
     fig.tight_layout()
     save(fig, out_stem)
-    return data
 
 
-FIG4_METHODS = ("sampled", "rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001")
-
-
-def figure4(out_stem, metric: str = "ap", n: int = TOY_N, m: int = 100,
-            methods=FIG4_METHODS, sampling: str = "binomial") -> pd.DataFrame:
-    """Corrected metric: M^(r~) on the sample (left) and E[M^(r~)|r] vs r (right, log-x)."""
+def figure4(data: pd.DataFrame, out_stem, metric: str, n: int, m: int) -> None:
+    """Corrected metric (``toy.figure4_frame``): M^(r~) on the sample (left) and
+    E[M^(r~)|r] vs r (right, log-x)."""
     name = parse_metric(metric).name
-    vecs = correction_vectors([name], n, m, methods, sampling)
-    r = log_grid(1, n, 400)
-    rows = []
-    for label in methods:
-        v = vecs[(name, label)]
-        rows += [("correction", label, s, float(x)) for s, x in enumerate(v, start=1)]
-        e = expected_metric_matrix([v], r, n, m, sampling)[0]
-        rows += [("expected", label, int(ri), float(x)) for ri, x in zip(r, e)]
-    rows += [("expected", "exact", int(ri), float(x)) for ri, x in zip(r, parse_metric(name)(r, n))]
-    data = pd.DataFrame(rows, columns=["panel", "method", "rank", "value"])
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for label, grp in data[data.panel == "correction"].groupby("method", sort=False):
         left.plot(grp["rank"], grp["value"], label=label, lw=1.3)
@@ -162,7 +126,6 @@ def figure4(out_stem, metric: str = "ap", n: int = TOY_N, m: int = 100,
                  f"uniform prior")
     fig.tight_layout()
     save(fig, out_stem)
-    return data
 
 
 def figure5(frame: pd.DataFrame, out_stem, title: str = "Figure 5") -> None:

@@ -28,7 +28,7 @@ from .metrics import parse_metric
 
 __all__ = ["SAMPLING_LAWS", "check_nm", "check_candidates", "rank_pmf", "rank_pmf_band",
            "log_rank_pmf", "expected_sampled_metric", "expected_metric_matrix",
-           "draw_sampled_ranks", "sampled_metric_weights", "narrow_block_rows"]
+           "draw_sampled_ranks", "sampled_metric_weights", "narrow_block_rows", "log_grid"]
 
 SAMPLING_LAWS = ("binomial", "hypergeometric")
 
@@ -302,3 +302,15 @@ def draw_sampled_ranks(r, n, m: int, sampling: str = "binomial",
     if sampling == "binomial":
         return 1 + rng.binomial(m, (r - 1) / (n_arr - 1.0), size=size)
     return 1 + rng.hypergeometric(r - 1, n_arr - r, m, size=size)
+
+
+def log_grid(lo: int, hi: int, points: int) -> np.ndarray:
+    """About ``points`` distinct integers from lo to hi (inclusive), log-spaced: the sample
+    sizes m of the curves against m (KDD'20 Figures 2 and 6).
+
+    Examples
+    --------
+    >>> log_grid(1, 1000, 4).tolist()
+    [1, 10, 100, 1000]
+    """
+    return np.unique(np.round(np.geomspace(lo, hi, points)).astype(np.int64))

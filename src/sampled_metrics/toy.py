@@ -7,10 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .corrections import correction_vectors
 from .metrics import parse_metric
-from .sampling import draw_sampled_ranks, expected_metric_matrix, sampled_metric_weights
+from .sampling import (draw_sampled_ranks, expected_metric_matrix, log_grid,
+                       sampled_metric_weights)
 
-__all__ = ["TOY_RANKS", "TOY_N", "TOY_METRICS", "table1", "table2", "expected_curve_vs_m"]
+__all__ = ["TOY_RANKS", "TOY_N", "TOY_METRICS", "FIG4_METHODS", "table1", "table2",
+           "expected_curve_vs_m", "figure1_frame", "figure2_frame", "figure3_frame",
+           "figure4_frame"]
 
 #: Predicted ranks of the relevant item for the five instances (KDD'20 Table 1).
 TOY_RANKS = {
@@ -20,6 +24,8 @@ TOY_RANKS = {
 }
 TOY_N = 10_000
 TOY_METRICS = ("auc", "ap", "ndcg", "recall@10")
+#: The corrections Figure 4 draws.
+FIG4_METHODS = ("sampled", "rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001")
 
 
 def table1(ranks=TOY_RANKS, n: int = TOY_N, metrics=TOY_METRICS) -> pd.DataFrame:
@@ -72,3 +78,54 @@ def expected_curve_vs_m(metric, m_values, ranks=TOY_RANKS, n: int = TOY_N,
             rows.append((rec, metric.name, m,
                          float(expected_metric_matrix([w], r, n, m, sampling).mean())))
     return pd.DataFrame(rows, columns=["recommender", "metric", "m", "expected"])
+
+
+def figure1_frame(n: int = TOY_N, metrics=TOY_METRICS) -> pd.DataFrame:
+    """Figure 1's curves: M(r) for r = 1..n, a tidy frame ``metric, rank, value``."""
+    r = np.arange(1, n + 1)
+    return pd.DataFrame([(parse_metric(x).name, int(ri), float(v))
+                         for x in metrics for ri, v in zip(r, parse_metric(x)(r, n))],
+                        columns=["metric", "rank", "value"])
+
+
+def figure2_frame(ranks=TOY_RANKS, n: int = TOY_N, metrics=TOY_METRICS, points: int = 120,
+                  sampling: str = "binomial") -> pd.DataFrame:
+    """Figure 2's curves: E[M(r~)] of each recommender at about ``points`` log-spaced m from
+    1 to n - 1 (:func:`expected_curve_vs_m`), ``recommender, metric, m, expected``."""
+    m_values = log_grid(1, n - 1, points)
+    return pd.concat([expected_curve_vs_m(x, m_values, ranks, n, sampling) for x in metrics],
+                     ignore_index=True)
+
+
+def figure3_frame(n: int = TOY_N, m_values=(10, 100, 1000), top: int = 1000,
+                  metrics=("ap", "ndcg", "recall@10", "auc"),
+                  sampling: str = "binomial") -> pd.DataFrame:
+    """Figure 3's curves: E[M(r~) | r] against the true rank r = 1..top for each m, and the
+    exact M(r) (``m`` = 'exact'), ``metric, m, rank, value``."""
+    r = np.arange(1, top + 1)
+    rows = []
+    for metric in metrics:
+        metric = parse_metric(metric)
+        rows += [(metric.name, "exact", int(ri), float(v)) for ri, v in zip(r, metric(r, n))]
+        for m in m_values:
+            e = expected_metric_matrix([sampled_metric_weights(metric, m)], r, n, m, sampling)[0]
+            rows += [(metric.name, str(m), int(ri), float(v)) for ri, v in zip(r, e)]
+    return pd.DataFrame(rows, columns=["metric", "m", "rank", "value"])
+
+
+def figure4_frame(metric: str = "ap", n: int = TOY_N, m: int = 100, methods=FIG4_METHODS,
+                  sampling: str = "binomial") -> pd.DataFrame:
+    """Figure 4's curves: each correction M^(r~) on r~ = 1..m+1 (``panel`` 'correction') and
+    its expectation E[M^(r~) | r] at 400 log-spaced r, with the exact M(r) (``panel``
+    'expected'), ``panel, method, rank, value``."""
+    name = parse_metric(metric).name
+    vecs = correction_vectors([name], n, m, methods, sampling)
+    r = log_grid(1, n, 400)
+    rows = []
+    for label in methods:
+        v = vecs[(name, label)]
+        rows += [("correction", label, s, float(x)) for s, x in enumerate(v, start=1)]
+        e = expected_metric_matrix([v], r, n, m, sampling)[0]
+        rows += [("expected", label, int(ri), float(x)) for ri, x in zip(r, e)]
+    rows += [("expected", "exact", int(ri), float(x)) for ri, x in zip(r, parse_metric(name)(r, n))]
+    return pd.DataFrame(rows, columns=["panel", "method", "rank", "value"])

@@ -31,7 +31,7 @@ from ..corrections import (correction_label, correction_lookup, correction_vecto
 from ..metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
 from ..rankfile import read_rank_file
-from ..sampling import check_nm, expected_metric_matrix
+from ..sampling import check_nm, expected_metric_matrix, log_grid
 from ..tables import percent, write_csv, write_table
 
 __all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "per_repeat_frame",
@@ -434,7 +434,7 @@ def figure6(dataset: str, rank_paths: dict, metric: str, points: int, correction
     O((m+1)^2) memory and O((m+1)^3) time, so large catalogues want a cap)."""
     files = _read_all(rank_paths)
     n = max(f.n_items for f in files.values())
-    m_values = figures.log_grid(1, min(n - 1, max_m or n - 1), points)
+    m_values = log_grid(1, min(n - 1, max_m or n - 1), points)
     frame = figure6_frame(files, metric, m_values, corrections, n, sampling)
     write_csv(frame, data_csv)
     figures.figure6(frame, out_stem, title=f"Figure 6: expected {metric} vs sample size "
