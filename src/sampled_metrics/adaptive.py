@@ -31,7 +31,8 @@ import time
 import numpy as np
 from scipy import special
 
-from .estimators import MLE_TOL, mle_squarem
+from .em_batch import squarem_rows
+from .estimators import MLE_TOL, SQUAREM_STEP_FACTOR
 from .sampling import SAMPLING_LAWS, check_nm, rank_pmf
 
 __all__ = ["DEFAULT_SIZES", "check_sizes", "draw_adaptive", "adaptive_law",
@@ -168,7 +169,9 @@ def adaptive_mle(stage, count, n: int, sizes=DEFAULT_SIZES, sampling: str = "bin
     tol = MLE_TOL["squarem"] if tol is None else float(tol)
     pi = np.full(n, 1.0 / n)
     start = time.perf_counter()
-    pi, trace, it, evaluations, converged = mle_squarem(np.ascontiguousarray(L), h, pi,
-                                                        pi @ L, int(max_iter), tol)
-    return pi, {"loglik": np.array(trace), "iterations": it, "evaluations": evaluations,
-                "converged": converged, "seconds": time.perf_counter() - start}
+    PI, info = squarem_rows(np.ascontiguousarray(L), h[None], pi[None], int(max_iter), tol,
+                            SQUAREM_STEP_FACTOR, trace=True)
+    return PI[0], {"loglik": info["trace"][0], "iterations": int(info["iterations"][0]),
+                   "evaluations": int(info["evaluations"][0]),
+                   "converged": bool(info["converged"][0]),
+                   "seconds": time.perf_counter() - start}

@@ -43,14 +43,11 @@ __all__ = ["sampled_rank_histogram", "mixture_matrix", "check_law_matrix_size", 
            "weight_function", "wmle", "WMLE_READINGS", "expected_weights", "mes",
            "mes_kkt_residual", "bv_distribution", "MLE_SOLVERS", "estimate_rank_distribution",
            "estimate_from_histogram", "estimate_many", "estimate_batches", "mle_rows",
-           "parse_estimator", "metric_from_distribution", "ESTIMATORS", "mle_problem",
-           "mle_squarem"]
+           "parse_estimator", "metric_from_distribution", "ESTIMATORS", "mle_problem"]
 
 log = logging.getLogger(__name__)
 
 ESTIMATORS = ("mle", "wmle", "mes", "bv")
-#: Entries of A per block in the fused EM pass (800 kB: the block stays in L2 cache).
-EM_BLOCK_ENTRIES = 100_000
 #: Solvers of the (weighted) likelihood in :func:`mle`, the default first.
 MLE_SOLVERS = ("squarem", "em")
 #: Default ``tol`` of :func:`mle` per solver (see its docstring for the margin).
@@ -58,9 +55,6 @@ MLE_TOL = {"squarem": 8e-9, "em": 1e-8}
 #: SQUAREM: factor by which the maximal step length grows / shrinks (Varadhan & Roland's
 #: mstep; their code uses 4, 2 needed ~10 % fewer EM evaluations on ML-1M-sized histograms).
 SQUAREM_STEP_FACTOR = 2.0
-#: SQUAREM: up to this many entries of A (16 MB), the EM pass takes A in one block (measured
-#: 1.0-1.4x faster than EM_BLOCK_ENTRIES blocks at n = 3706; beyond, the blocks win).
-SQUAREM_ONE_BLOCK_ENTRIES = 2_000_000
 #: MES Hessian: entries of A below this fraction of their row's maximum are left out.
 MES_HESSIAN_DROP = 1e-16
 #: MES Hessian: rows of A per block of the banded assembly.
@@ -223,10 +217,9 @@ def mle_rows(hists, n: int, m: int, sampling: str = "binomial", weights=None,
              epochs: int | None = None) -> np.ndarray:
     """:func:`mle` of each histogram (rows of ``hists``), iterated together: (J, n).
 
-    SQUAREM to convergence, or ``epochs`` plain EM steps, on all rows at once
-    (:mod:`sampled_metrics.em_batch`), each row with its own steps and stopping rule; plain
-    EM to convergence (``solver='em'`` without epochs) one row at a time. The uniform
-    start of every row, as Jin et al.'s.
+    SQUAREM to convergence, plain EM to convergence (``solver='em'``), or ``epochs`` plain
+    EM steps, on all rows at once (:mod:`sampled_metrics.em_batch`), each row with its own
+    steps and stopping rule. The uniform start of every row, as Jin et al.'s.
     """
     problems = [mle_problem(h, n, m, sampling, weights, max_iter, tol, None, solver, epochs)
                 for h in hists]
@@ -237,7 +230,7 @@ def mle_rows(hists, n: int, m: int, sampling: str = "binomial", weights=None,
     PI = np.stack([p[2] for p in problems])
     start = time.perf_counter()
     if epochs is not None:
-        PI = em_rows(A, H, PI, max_iter)
+        PI, _ = em_rows(A, H, PI, max_iter)
         detail = f"{max_iter} EM epochs"
     elif solver == "squarem":
         PI, info = squarem_rows(A, H, PI, max_iter, tol, SQUAREM_STEP_FACTOR)
@@ -247,8 +240,8 @@ def mle_rows(hists, n: int, m: int, sampling: str = "binomial", weights=None,
         detail = (f"{int(info['evaluations'].sum())} EM evaluations, "
                   f"{int(info['iterations'].max())} iterations at most")
     else:
-        return np.stack([mle(h, n, m, sampling, weights=weights, max_iter=max_iter, tol=tol,
-                             solver=solver)[0] for h in hists])
+        PI, info = em_rows(A, H, PI, max_iter, tol)
+        detail = f"{int(info['iterations'].max())} EM iterations at most"
     log.debug("mle (%s): n=%d m=%d %s: %d histograms, %s, in %.2f s", solver, A.shape[0],
              A.shape[1] - 1, sampling, len(H), detail, time.perf_counter() - start)
     return PI
@@ -324,9 +317,9 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
 
         F(pi)_r = pi_r g_r(pi),   g_r(pi) = sum_{r~} h(r~) p(r~ | r) / q(r~) = dL/dpi_r,
 
-    and never decreases L. One evaluation of F costs O(n k), k <= m + 1 the number of
-    observed sampled ranks (one fused pass over A, in cache-sized blocks for large A), never
-    O(n * users).
+    and never decreases L. One evaluation of F costs O(n (m + 1)), two products with A
+    (:mod:`sampled_metrics.em_batch`, which also iterates many histograms at once for
+    :func:`mle_rows`), never O(n * users).
 
     The MLE is not unique in pi (n >> m + 1 mixture components: L is flat along many
     directions), so the estimate is defined by the path from ``init`` and the stopping rule,
@@ -339,10 +332,7 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
     al.'s estimator.
 
     ``solver='em'``: plain EM, pi_k = F(pi_{k-1}), e_k = 1; the rule is the relative change
-    |L_k - L_{k-1}| <= tol |L_{k-1}| (as before SQUAREM: the MLE bit-identical, the WMLE up
-    to the rounding of h, now normalised once from hist * w).
-    Measured (m = 99, 6040 users, tol 1e-8): n = 3706 stops after 600-2,700 iterations in
-    0.1-0.4 s, n = 1e5 after ~900 in ~6 s; m = 499, n = 3706: ~2,000 iterations, 2-3 s.
+    |L_k - L_{k-1}| <= tol |L_{k-1}|.
 
     ``solver='squarem'`` (default): SQUAREM (Varadhan & Roland 2008, scheme S3) on the log
     scale u = log pi, where EM is additive (u <- u + log g - log sum pi g) and every
@@ -361,19 +351,13 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
     deterministic function of (hist, n, m, sampling, weights, init, tol, max_iter), though a
     rougher one than EM's: a rounding-level change of h can switch a safeguard decision and
     move the stopping point along the flat directions of L, by up to ~1e-4 in pi in our
-    tests (EM: ~1e-16). Like EM's, it is bit-identical for a fixed number of BLAS threads
-    (the workflow runs BLAS single-threaded), not across numbers of threads.
-    Its default ``tol`` is 8e-9 rather than 1e-8, a margin so that its log-likelihood is at
-    least plain EM's at 1e-8: at equal tol the two stop at different points of the flat
-    ridge, and SQUAREM's fell short of EM's on a few % of our test histograms (by up to
-    1.3e-6). Measured (``workflow/benchmarks/bench_estimators.py``: n = 3706, 6040 users,
-    hypergeometric, 4 synthetic recommenders x 20 repeats at m = 99 and 20 at m = 499, CPU
-    time on a shared 2-core machine, two runs): MLE / WMLE at m = 99 ~200 / 170 evaluations
-    of F, 0.04 s, against plain EM's ~1,500 / 1,100 iterations, 0.25 / 0.21 s; at m = 499
-    ~250 evaluations, 0.17-0.25 s, against ~2,000 / 1,700 iterations, 2.0-2.8 s. L above EM's by
-    1e-6..2e-5 on all 200 histograms; Recall@10 moved by 5e-4 on average (max 3e-3),
-    NDCG@10 by 1e-3 (max 7e-3): as much as plain EM's own estimate moves when its tol goes
-    from 1e-8 to 8e-9, and far less than the std over repeats (~0.015 MLE, ~0.03 WMLE).
+    tests (EM: ~1e-16). Both run BLAS on one thread, so the result does not depend on the
+    number of threads. Its default ``tol`` is 8e-9 rather than 1e-8, a margin so that its
+    log-likelihood is at least plain EM's at 1e-8: at equal tol the two stop at different
+    points of the flat ridge, and SQUAREM's fell short of EM's on a few % of the tests'
+    histograms. Against plain EM, SQUAREM needs about a tenth of the evaluations of F, and
+    its Recall@10 / NDCG@10 estimates move by far less than their std over repeats (the
+    measurements: ``workflow/benchmarks/bench_estimators.py`` and the performance page).
 
     The weighted fixed point fits A^T pi to the w-tilted histogram h, so WMLE moves mass to
     small ranks by construction.
@@ -415,28 +399,25 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
     A, h, pi, solver, max_iter, tol = mle_problem(hist, n, m, sampling, weights, max_iter,
                                                   tol, init, solver, epochs)
     n = pi.size
-    obs = h > 0
-    q = pi @ A
-    if np.any(q[obs] <= 0):
+    if np.any((pi @ A)[h > 0] <= 0):
         raise ValueError("init gives probability 0 to an observed sampled rank")
     start = time.perf_counter()
     if solver == "em":
-        pi, trace, it, converged = _mle_em(A, h, obs, pi, q, max_iter,
-                                           -1.0 if epochs is not None else tol)
-        evaluations = it
-        converged = converged or epochs is not None
+        PI, info = em_rows(A, h[None], pi[None], max_iter,
+                           None if epochs is not None else tol, trace=True)
     else:
-        A_obs = A if obs.all() else np.ascontiguousarray(A[:, obs])
-        pi, trace, it, evaluations, converged = mle_squarem(A_obs, h[obs], pi, q[obs],
-                                                            max_iter, tol)
+        PI, info = squarem_rows(A, h[None], pi[None], max_iter, tol, SQUAREM_STEP_FACTOR,
+                                trace=True)
     seconds = time.perf_counter() - start
+    trace, it = info["trace"][0], int(info["iterations"][0])
+    evaluations, converged = int(info["evaluations"][0]), bool(info["converged"][0])
     (log.debug if converged else log.warning)(
         "mle (%s): n=%d m=%d %s: %d iterations, %d EM evaluations, loglik %.10g, %s in "
         "%.2f s", solver, n, m, sampling, it, evaluations, trace[-1],
         "converged" if converged else f"NOT converged (tol {tol:g})", seconds)
-    return pi, {"loglik": np.array(trace), "iterations": it, "evaluations": evaluations,
-                "converged": converged, "seconds": seconds, "solver": solver,
-                "epochs": epochs}
+    return PI[0], {"loglik": trace, "iterations": it, "evaluations": evaluations,
+                   "converged": converged, "seconds": seconds, "solver": solver,
+                   "epochs": epochs}
 
 
 def mle_problem(hist, n, m, sampling, weights, max_iter, tol, init, solver, epochs):
@@ -475,120 +456,6 @@ def mle_problem(hist, n, m, sampling, weights, max_iter, tol, init, solver, epoc
             raise ValueError(f"init must be {n} finite non-negative numbers, not all zero")
         pi = pi / pi.sum()
     return mixture_matrix(n, m, sampling), h, pi, solver, max_iter, tol
-
-
-def _em_pass(A, pi, ratio, rows: int, out) -> tuple[np.ndarray, np.ndarray]:
-    """One fused pass over A in blocks of ``rows`` rows: g = A ratio, out = pi * g (not
-    normalised; ``out`` may be ``pi``); returns (g, A^T out)."""
-    g = np.empty(pi.size)
-    q = np.zeros(A.shape[1])
-    for lo in range(0, pi.size, rows):
-        block = A[lo:lo + rows]
-        g[lo:lo + rows] = block @ ratio
-        out[lo:lo + rows] = pi[lo:lo + rows] * g[lo:lo + rows]
-        q += out[lo:lo + rows] @ block
-    return g, q
-
-
-def _mle_em(A, h, obs, pi, q, max_iter: int, tol: float):
-    """Plain EM (see :func:`mle`); A, h over all m + 1 sampled ranks."""
-    trace = [float(h[obs] @ np.log(q[obs]))]
-    rows = max(1, EM_BLOCK_ENTRIES // A.shape[1])
-    converged, it = False, 0
-    ratio = np.zeros(A.shape[1])
-    for it in range(1, max_iter + 1):
-        ratio[obs] = h[obs] / q[obs]
-        _, q = _em_pass(A, pi, ratio, rows, pi)  # pi <- pi * (A ratio); q <- A^T pi
-        total = pi.sum()                         # = 1 up to rounding
-        pi /= total
-        q /= total
-        trace.append(float(h[obs] @ np.log(q[obs])))
-        if it % 1000 == 0:
-            log.debug("mle: iteration %d, loglik %.12g", it, trace[-1])
-        if abs(trace[-1] - trace[-2]) <= tol * abs(trace[-2]):
-            converged = True
-            break
-    return pi, trace, it, converged
-
-
-def mle_squarem(A, h, pi, q, max_iter: int, tol: float):
-    """SQUAREM on u = log pi (see :func:`mle`); A, h over the observed sampled ranks only
-    (h > 0), q = A^T pi."""
-    one_block = A.size <= SQUAREM_ONE_BLOCK_ENTRIES
-    rows = max(1, EM_BLOCK_ENTRIES // A.shape[1])
-
-    def em_map(pi, q):                           # F(pi), A^T F(pi), log(F(pi) / pi)
-        if one_block:
-            g = A @ (h / q)
-            out = pi * g
-            q = out @ A
-        else:
-            out = np.empty_like(pi)
-            g, q = _em_pass(A, pi, h / q, rows, out)
-        total = out.sum()
-        out /= total
-        q /= total
-        g = np.log(g, out=g)
-        g -= np.log(total)
-        return out, q, g
-
-    def loglik(q):                               # -inf if q = 0 on an observed rank
-        return float(h @ np.log(q))
-
-    step_max, evaluations, converged, it = 1.0, 0, False, 0
-    with np.errstate(divide="ignore", invalid="ignore"):    # log 0 = -inf: pi_r = 0 for good
-        u = np.log(pi)
-        trace = [loglik(q)]
-        for it in range(1, max_iter + 1):
-            pi1, q1, r = em_map(pi, q)
-            pi2, q2, s = em_map(pi1, q1)
-            evals, l2, u2 = 2, loglik(q2), u + r + s
-            v = s - r
-            live = np.isfinite(v)                # False where pi_r has just become 0
-            all_live = live.all()
-            if not all_live:
-                r, v = np.where(live, r, 0.0), np.where(live, v, 0.0)
-            sv = pi1 @ (v * v)
-            alpha = min(step_max, max(1.0, np.sqrt((pi1 @ (r * r)) / sv))) if sv > 0 else 1.0
-            start = (u2, pi2, q2)                # alpha = 1: pi_2, stabilised as below
-            if alpha > 1:
-                ux = alpha * v                   # u_0 + 2 alpha r + alpha^2 v
-                ux += r
-                ux += r
-                ux *= alpha
-                ux += u
-                if not all_live:
-                    ux[~live] = -np.inf
-                ux -= ux.max()
-                px = np.exp(ux)
-                total = px.sum()
-                px /= total
-                ux -= np.log(total)
-                qx = px @ A
-                start = (ux, px, qx) if loglik(qx) >= l2 else None
-            if start is not None:
-                px, qx, s = em_map(*start[1:])   # stabilising EM step
-                evals += 1
-                new = (start[0] + s, px, qx, loglik(qx))
-                if alpha == step_max:
-                    step_max *= SQUAREM_STEP_FACTOR
-            else:                                # monotonicity fallback: two EM steps
-                new = (u2, pi2, q2, l2)
-                if alpha == step_max:
-                    step_max = max(1.0, step_max / SQUAREM_STEP_FACTOR)
-            evaluations += evals
-            if new[3] >= trace[-1]:
-                u, pi, q = new[:3]
-                trace.append(new[3])
-            else:                                # no gain even from EM: rounding, stop
-                trace.append(trace[-1])
-            if it % 1000 == 0:
-                log.debug("mle (squarem): iteration %d, step %g, loglik %.12g", it, alpha,
-                          trace[-1])
-            if trace[-1] - trace[-2] <= tol * abs(trace[-2]) * evals:
-                converged = True
-                break
-    return pi, trace, it, evaluations, converged
 
 
 def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
