@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from sampled_metrics.steps.pages import GENERATED_NOTE, PageError, render_page, render_pages
+from sampled_metrics.steps.pages import (GENERATED_NOTE, PageError, fill_region, render_page,
+                                         render_pages)
 
 TEMPLATES = ROOT / "workflow" / "report" / "pages"
 PAGES = ROOT / "docs" / "reproduction"
@@ -100,7 +101,26 @@ def test_every_reproduction_page_is_generated_from_its_template():
         assert first == GENERATED_NOTE.format(template=f"workflow/report/pages/{name}"), name
 
 
-@pytest.mark.parametrize("template", sorted(TEMPLATES.glob("*.md")), ids=lambda p: p.name)
+def test_a_region_is_filled_between_its_markers_and_only_there(root, tmp_path):
+    template = tmp_path / "summary.md"
+    template.write_text('X: {{ value t3.csv recommender=X method=exact cell="{mean_pct:.1f}" }} %')
+    doc = "intro\n<!-- begin summary: old -->\nstale\n<!-- end summary -->\noutro\n"
+    out = fill_region(doc, "summary", template, root)
+    assert out.startswith("intro\n<!-- begin summary: generated from ")
+    assert out.endswith("-->\nX: 8.0 %\n<!-- end summary -->\noutro\n")
+    assert fill_region(out, "summary", template, root) == out
+    with pytest.raises(PageError, match="no region 'summary'"):
+        fill_region("no markers", "summary", template, root)
+
+
+def test_readme_summary_is_generated():
+    readme = (ROOT / "README.md").read_text()
+    assert ("<!-- begin summary: generated from workflow/report/readme.md by "
+            "workflow/report/reproduction_pages.py -->") in readme
+
+
+@pytest.mark.parametrize("template", [*sorted(TEMPLATES.glob("*.md")),
+                                      TEMPLATES.parent / "readme.md"], ids=lambda p: p.name)
 def test_templates_type_no_number_into_a_table(template):
     """Table rows of a template hold directives or words, never a typed number: the numbers
     of a reproduction page's tables all come from result files."""

@@ -3,6 +3,9 @@
     python workflow/report/reproduction_pages.py            # -> docs/reproduction/*.md
     python workflow/report/reproduction_pages.py --check    # exit 1 if a page is stale
 
+The README's headline numbers (between its "summary" markers) come from
+workflow/report/readme.md the same way.
+
 Each template in workflow/report/pages/ is Markdown whose numbers are directives over files
 in results/ (sampled_metrics.steps.pages). The files come from, in this order:
 
@@ -17,23 +20,34 @@ import argparse
 import sys
 from pathlib import Path
 
-from sampled_metrics.steps.pages import PageError, render_pages
+from sampled_metrics.steps.pages import PageError, fill_region, render_pages
+from sampled_metrics.tables import atomic_write_text
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--templates", default="workflow/report/pages", type=Path)
 parser.add_argument("--out", default="docs/reproduction", type=Path)
 parser.add_argument("--root", default=".", type=Path,
                     help="the directory the templates' result paths are relative to")
+parser.add_argument("--readme", default="README.md", type=Path)
+parser.add_argument("--readme-template", default="workflow/report/readme.md", type=Path)
 parser.add_argument("--check", action="store_true",
                     help="write nothing; list the pages that differ from a fresh rendering")
 args = parser.parse_args()
 templates = sorted(args.templates.glob("*.md"))
 try:
+    readme = args.readme.read_text()
+    summary = fill_region(readme, "summary", args.readme_template, args.root)
     pages = render_pages(templates, args.out, args.root, check=args.check)
 except PageError as err:
     sys.exit(f"reproduction_pages: {err}")
+if summary != readme:
+    if args.check:
+        pages.append(args.readme)
+    else:
+        atomic_write_text(args.readme, summary)
 if args.check:
     for page in pages:
         print(f"stale: {page}")
     sys.exit(1 if pages else 0)
-print(f"{len(pages)} pages -> {args.out}")
+print(f"{len(pages)} pages -> {args.out}; {args.readme}: summary "
+      f"{'updated' if summary != readme else 'unchanged'}")

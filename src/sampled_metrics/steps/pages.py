@@ -47,13 +47,16 @@ import pandas as pd
 from ..tables import atomic_write_text
 
 __all__ = ["PageError", "DIRECTIVE", "read_result", "render_page", "render_pages",
-           "GENERATED_NOTE"]
+           "GENERATED_NOTE", "fill_region"]
 
 DIRECTIVE = re.compile(r"\{\{(.*?)\}\}", re.S)
 KINDS = ("table", "pivot", "value", "span")
 OPTIONS = ("columns", "rows", "cols", "cell", "rel", "order", "sep")
 GENERATED_NOTE = ("<!-- Generated from {template} by workflow/report/reproduction_pages.py; "
                   "edit the template, not this page. -->\n")
+REGION_BEGIN = ("<!-- begin {name}: generated from {template} by "
+                "workflow/report/reproduction_pages.py -->")
+REGION_END = "<!-- end {name} -->"
 
 
 class PageError(ValueError):
@@ -247,3 +250,21 @@ def render_pages(templates, out_dir, root, check: bool = False) -> list[Path]:
     for path, text in rendered.items():
         atomic_write_text(path, text)
     return list(rendered)
+
+
+def fill_region(document: str, name: str, template, root) -> str:
+    """``document`` with the text between its markers ``<!-- begin NAME: ... -->`` and
+    ``<!-- end NAME -->`` replaced by the rendering of ``template`` (a file); the markers
+    stay. PageError if the document lacks them."""
+    begin, end = f"<!-- begin {name}:", REGION_END.format(name=name)
+    head, found, rest = document.partition(begin)
+    _, found_end, tail = rest.partition(end)
+    if not found or not found_end:
+        raise PageError(f"no region {name!r}: expected the lines {begin} ... --> and {end}")
+    template = Path(template)
+    try:
+        text = render_page(template.read_text(), root)
+    except PageError as err:
+        raise PageError(f"{template}: {err}") from None
+    marker = REGION_BEGIN.format(name=name, template=template)
+    return f"{head}{marker}\n{text.strip()}\n{end}{tail}"
