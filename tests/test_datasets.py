@@ -137,7 +137,7 @@ def test_leave_last_out_tie_rule_and_dropped_users():
     assert split.n_dropped == 2  # user 1 (one interaction), user 3 (none)
     assert split.train.toarray().tolist() == [[1, 1, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0],
                                               [0, 0, 0, 0]]
-    assert split.n_candidates().tolist() == [2, 3]
+    assert split.n_u().tolist() == [2, 3]
 
 
 def test_leave_last_out_rejects_bad_input():

@@ -142,7 +142,7 @@ def test_negatives_are_uniform_over_candidates(train_items, candidates):
 
 def test_negatives_need_enough_candidates():
     split = random_split(n_items=30, density=0.5, seed=7)
-    fewest = split.n_candidates().min()
+    fewest = split.n_u().min()
     with pytest.raises(ValueError, match=r"users have fewer than .* with replacement"):
         draw_negatives(split, int(fewest))
     assert draw_negatives(split, int(fewest), replace=True).shape[1] == fewest
@@ -204,9 +204,9 @@ def test_synthetic_end_to_end_all_paper_recommenders(tmp_path):
     for name in "XYZ":
         model = paper_recommender(name, **({"iterations": 5} if name == "X" else {}))
         result = evaluate(model.fit(split.train), split, {50: 2})
-        assert np.all((result.ranks >= 1) & (result.ranks <= result.n_candidates))
+        assert np.all((result.ranks >= 1) & (result.ranks <= result.n_u))
         assert np.all((result.sampled[50] >= 1) & (result.sampled[50] <= 51))
-        assert mean_metrics(result.ranks, result.n_candidates, ["auc"])["auc"] > 0.6
+        assert mean_metrics(result.ranks, result.n_u, ["auc"])["auc"] > 0.6
 
 
 def test_random_ties_share_one_order_between_exact_and_sampled():
@@ -214,7 +214,7 @@ def test_random_ties_share_one_order_between_exact_and_sampled():
     candidate reproduces the exact rank, and a sample never ranks the item lower."""
     split = random_split(n_users=30, n_items=40, density=0.2, seed=11)
     model = tied_model(split, seed=4, levels=3)          # many ties
-    n_u = split.n_candidates()
+    n_u = split.n_u()
     m = int(n_u.min()) - 1
     result = evaluate(model, split, {m: 1}, tie="random", seed=9)
     assert np.all(result.sampled[m] <= result.ranks)
@@ -252,7 +252,7 @@ def test_all_items_protocol_ranks_among_every_item_with_binomial_law():
     s_test = table[split.users, split.test_items]
     want = 1 + (table[split.users] > s_test[:, None]).sum(axis=1)
     assert np.array_equal(ev.ranks, want)
-    assert np.all(ev.n_candidates == split.n_items)
+    assert np.all(ev.n_u == split.n_items)
     unseen = evaluate(model, split, tie="pessimistic")
     assert np.all(unseen.ranks <= ev.ranks) and np.any(unseen.ranks < ev.ranks)
     theta = (ev.ranks - 1) / (split.n_items - 1)
@@ -262,3 +262,15 @@ def test_all_items_protocol_ranks_among_every_item_with_binomial_law():
     assert abs(z) < 4
     with pytest.raises(ValueError, match="candidates"):
         evaluate(model, split, candidates="seen")
+
+
+def test_old_names_of_n_u_still_work_and_say_so():
+    """Split.n_candidates() and Evaluation.n_candidates are the old names of n_u: they give
+    the same numbers with a DeprecationWarning naming the new one."""
+    from sampled_metrics.recommenders import paper_recommender
+    split = random_split(n_items=30, density=0.3, seed=3)
+    with pytest.warns(DeprecationWarning, match=r"Split.n_u\(\)"):
+        assert np.array_equal(split.n_candidates(), split.n_u())
+    result = evaluate(paper_recommender("Y").fit(split.train), split, {})
+    with pytest.warns(DeprecationWarning, match="Evaluation.n_u"):
+        assert np.array_equal(result.n_candidates, result.n_u)

@@ -46,7 +46,7 @@ def files(d, recs="XYZ"):
 def test_rank_files_consistent(ranks_dir):
     split = load_split(ranks_dir / "split.npz")
     for rec, f in files(ranks_dir).items():
-        assert np.array_equal(f.n_u, split.n_candidates())
+        assert np.array_equal(f.n_u, split.n_u())
         assert f.m_values == [20] and f.recommender == rec and f.dataset == "syn"
         s = f.sampled_ranks(20)
         assert s.shape == (6, split.users.size)
@@ -264,7 +264,7 @@ def test_exact_metrics_agree_with_implicit_evaluation(ranks_dir):
     split = load_split(ranks_dir / "split.npz")
     model = IALS(factors=8, iterations=5, seed=0).fit(split.train)
     ev = evaluate(model, split, tie="pessimistic")
-    ours = mean_metrics(ev.ranks, ev.n_candidates, ["recall@10", "ndcg@10"])
+    ours = mean_metrics(ev.ranks, ev.n_u, ["recall@10", "ndcg@10"])
     other = AlternatingLeastSquares(factors=8, dtype=np.float64)
     other.user_factors, other.item_factors = model.user_factors_, model.item_factors_
     test = sp.csr_matrix((np.ones(split.users.size), (split.users, split.test_items)),

@@ -169,5 +169,5 @@ def test_recommenders_learn_from_it(tmp_path, synthetic):
     for name, model in (("popularity", Popularity().fit(split.train)),
                         ("itemknn", make_recommender("itemknn", q=1.0).fit(split.train))):
         ev = evaluate(model, split, tie="random", seed=0)
-        auc[name] = mean_metrics(ev.ranks, ev.n_candidates, ["auc"])["auc"]
+        auc[name] = mean_metrics(ev.ranks, ev.n_u, ["auc"])["auc"]
     assert 0.6 < auc["popularity"] < auc["itemknn"]

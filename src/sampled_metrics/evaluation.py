@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import warnings
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -155,7 +156,7 @@ def exact_ranks(scores, train_rows, test_items, tie: str, rng=None, keys=None
     -------
     ranks : array (b,)
         r in 1..n_u (int64; float64 for ``'average'``).
-    n_candidates : int64 array (b,)
+    n_u : int64 array (b,)
         n_u = n_items - |H_u|.
     """
     scores, test_items = _as_block(scores, test_items)
@@ -215,16 +216,23 @@ class Evaluation:
     users : int array (U,)
     ranks : array (U,)
         Exact ranks r.
-    n_candidates : int array (U,)
-        n_u.
+    n_u : int array (U,)
+        Each user's number of candidates n_u.
     sampled : dict m -> int array (repeats, U)
         Sampled ranks r~ of every repeat, for each sample size m.
     """
 
     users: np.ndarray
     ranks: np.ndarray
-    n_candidates: np.ndarray
+    n_u: np.ndarray
     sampled: dict
+
+    @property
+    def n_candidates(self) -> np.ndarray:
+        """Deprecated name of :attr:`n_u`."""
+        warnings.warn("Evaluation.n_candidates is now Evaluation.n_u", DeprecationWarning,
+                      stacklevel=2)
+        return self.n_u
 
 
 def _rank_dtype(m: int):
@@ -295,9 +303,9 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
         split = dataclasses.replace(split, train=sp.csr_matrix(split.train.shape))
     sizes = {int(m): int(r) for m, r in (sample_sizes or {}).items() if int(r) > 0}
     n = split.users.size
-    n_cand = split.n_candidates().astype(np.int64)
+    n_u = split.n_u().astype(np.int64)
     for m in sizes:
-        check_sample_size(n_cand, m, sampling)
+        check_sample_size(n_u, m, sampling)
     if fixed_negatives is not None:
         fixed_negatives = np.asarray(fixed_negatives, dtype=np.int64)
         if fixed_negatives.ndim != 2 or fixed_negatives.shape[0] != n:
@@ -315,7 +323,7 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
     with threadpool_limits(1, "blas"):     # reproducible scores whatever the cores
         _rank_blocks(model, split, sizes, tie, sampling == "binomial", seed,
                      fixed_negatives, ranks, sampled, first_block)
-    return Evaluation(split.users, ranks, n_cand, sampled)
+    return Evaluation(split.users, ranks, n_u, sampled)
 
 
 #: sampled positions held at once per (m, chunk of repeats): bounds the engine's memory
@@ -370,13 +378,13 @@ def rank_all(model, split: Split, tie: str = DEFAULT_TIE, seed: int = 0
              ) -> tuple[np.ndarray, np.ndarray]:
     """Exact ranks r and candidate counts n_u of every evaluated user."""
     result = evaluate(model, split, tie=tie, seed=seed)
-    return result.ranks, result.n_candidates
+    return result.ranks, result.n_u
 
 
-def mean_metrics(ranks, n_candidates, metrics: Sequence[str]) -> dict[str, float]:
+def mean_metrics(ranks, n_u, metrics: Sequence[str]) -> dict[str, float]:
     """Average of each metric over users, M(r_u) with n = n_u (per-user AUC).
 
-    For sampled ranks pass ``n_candidates = m + 1``.
+    For sampled ranks pass ``n_u = m + 1``.
     """
-    n_candidates = np.broadcast_to(np.asarray(n_candidates, dtype=np.int64), np.shape(ranks))
-    return {metric.name: metric.mean(ranks, n_candidates) for metric in parse_metrics(metrics)}
+    n_u = np.broadcast_to(np.asarray(n_u, dtype=np.int64), np.shape(ranks))
+    return {metric.name: metric.mean(ranks, n_u) for metric in parse_metrics(metrics)}

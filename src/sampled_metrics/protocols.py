@@ -167,7 +167,7 @@ class CandidateTable:
         return self.pick(self.items, self.positions(m, rng, replace)).astype(np.int64)
 
 
-def check_sample_size(n_candidates, m: int, sampling: str) -> None:
+def check_sample_size(n_u, m: int, sampling: str) -> None:
     """ValueError (one line) unless every user can get m negatives under ``sampling``.
 
     Without replacement a user needs m + 1 candidates (its held-out item and m others),
@@ -178,7 +178,7 @@ def check_sample_size(n_candidates, m: int, sampling: str) -> None:
                          f"{', '.join(SAMPLING_LAWS)}")
     if isinstance(m, bool) or int(m) != m or m < 1:
         raise ValueError(f"number of negatives m must be a positive integer, got {m!r}")
-    n_u = np.asarray(n_candidates, dtype=np.int64)
+    n_u = np.asarray(n_u, dtype=np.int64)
     need = 2 if sampling == "binomial" else m + 1
     short = n_u < need
     if short.any():
@@ -208,7 +208,7 @@ def draw_negatives(split, m: int, repeat: int = 0, seed: int = 0,
             or repeat < 0:
         raise ValueError(f"seed and repeat must be non-negative integers, got {seed!r}, "
                          f"{repeat!r}")
-    check_sample_size(split.n_candidates(), m, "binomial" if replace else "hypergeometric")
+    check_sample_size(split.n_u(), m, "binomial" if replace else "hypergeometric")
     out = np.empty((split.users.size, int(m)), dtype=np.int64)
     for block, lo in enumerate(range(0, split.users.size, BLOCK_USERS)):
         rows = slice(lo, lo + BLOCK_USERS)

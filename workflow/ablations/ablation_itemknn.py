@@ -47,8 +47,8 @@ def load_split(archive: str):
 
 
 def exact_metrics(model, split, tie: str) -> dict[str, float]:
-    ranks, n_candidates = rank_all(model, split, tie=tie, seed=0)
-    values = mean_metrics(ranks, n_candidates, METRICS)
+    ranks, n_u = rank_all(model, split, tie=tie, seed=0)
+    values = mean_metrics(ranks, n_u, METRICS)
     return {name: round(100 * values[name], 2) for name in METRICS}
 
 

@@ -50,7 +50,7 @@ def main() -> None:
 
     def ours():
         ev = evaluate(model, split, tie="pessimistic")
-        return mean_metrics(ev.ranks, ev.n_candidates, ["recall@10", "ndcg@10"])
+        return mean_metrics(ev.ranks, ev.n_u, ["recall@10", "ndcg@10"])
 
     def theirs():            # implicit's defaults: all cores (num_threads=0)
         return ranking_metrics_at_k(other, split.train, test, K=10, show_progress=False)

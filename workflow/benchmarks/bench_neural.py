@@ -42,7 +42,7 @@ def main() -> None:
         model.fit(split.train)
         fit = time.perf_counter() - start
         result = evaluate(model, split, {}, tie="random_per_ranking", seed=0)
-        ranks, n_u = result.ranks, result.n_candidates
+        ranks, n_u = result.ranks, result.n_u
         recall = float(np.mean(metric_value("recall@10", ranks, n_u)))
         ndcg = float(np.mean(metric_value("ndcg@10", ranks, n_u)))
         print(f"{model!r}: fit {fit:.0f} s on {args.threads} threads; exact Recall@10 "

@@ -260,15 +260,15 @@ def _protocol(split: Split, dataset: str, sample_sizes: dict, sampling: str,
                              f"user, but the tables ask for m = {sorted(sizes)}; set m to "
                              f"{fixed.shape[1]}")
         return {}, fixed
-    n_candidates = (split.n_candidates() if candidates != "all"
-                    else np.full(split.users.size, split.n_items, dtype=np.int64))
+    n_u = (split.n_u() if candidates != "all"
+           else np.full(split.users.size, split.n_items, dtype=np.int64))
     for m in sizes:
         try:
-            check_sample_size(n_candidates, m, sampling)
+            check_sample_size(n_u, m, sampling)
         except ValueError as err:
             raise ValueError(f"dataset {dataset!r}: {err}") from None
         try:
-            check_candidates(n_candidates, m)
+            check_candidates(n_u, m)
         except ValueError as err:
             raise ValueError(f"dataset {dataset!r}: {err}: use a smaller m or drop those "
                              f"users") from None
@@ -287,7 +287,7 @@ def _rank(model, split: Split, rows: slice, out, *, recommender, dataset, seed, 
                       fixed_negatives=None if fixed is None else fixed[rows],
                       candidates=candidates, first_block=rows.start // BLOCK_USERS)
     loss = np.asarray(getattr(model, "loss_history_", None) or [], dtype=np.float64)
-    RankFile(users=result.users, exact=result.ranks, n_u=result.n_candidates,
+    RankFile(users=result.users, exact=result.ranks, n_u=result.n_u,
              sampled=result.sampled, n_items=split.n_items,
              sampling="hypergeometric" if fixed is not None else sampling,
              tie=tie, seed=draw_seed, negatives="uniform" if fixed is None else "fixed",
