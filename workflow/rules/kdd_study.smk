@@ -8,7 +8,7 @@ rule corrections:
     output:
         "results/{dataset}/m{m}/per_repeat.csv",
     params:
-        plan=lambda wc: correction_plan(int(wc.m)),
+        plan=lambda wc: PLAN.correction_plan(int(wc.m)),
         n_mode=lookup(dpath="study/n_mode", within=config),
     threads: 1
     conda:
@@ -90,7 +90,7 @@ rule paper_figure:
     # The papers' MovieLens figures: figures/figure5.pdf is a copy of
     # figures/ml-1m/figure5.pdf (the first dataset of study.datasets); same for 6 and Jin's.
     input:
-        "figures/{main}/{name}.{ext}".format(main=main_dataset(), name="{name}", ext="{ext}"),
+        "figures/{main}/{name}.{ext}".format(main=PLAN.main_dataset() or "none", name="{name}", ext="{ext}"),
     output:
         "figures/{name}.{ext}",
     wildcard_constraints:
@@ -114,7 +114,7 @@ rule corrections_seeds:
     output:
         "results/{dataset}/m{m}/per_seed.csv",
     params:
-        fits=seed_plan(),
+        fits=PLAN.seed_plan(),
         metrics=STUDY.get("metrics"),
         corrections=STUDY.get("corrections"),
         n_mode=lookup(dpath="study/n_mode", within=config),

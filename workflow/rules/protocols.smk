@@ -8,7 +8,7 @@ rule protocol_runs:
     output:
         "results/{dataset}/protocols/runs_{split}.csv",
     params:
-        recommenders=lambda wc: {r: recommender_spec(r) for r in PROTOCOLS["recommenders"]},
+        recommenders=lambda wc: {r: PLAN.recommender_spec(r) for r in PROTOCOLS["recommenders"]},
         protocols=lambda wc: PROTOCOLS,
         seed=config["seed"],
     threads: 1

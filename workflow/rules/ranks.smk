@@ -13,7 +13,7 @@ rule fit:
     output:
         "data/{dataset}/models/{recommender}.pkl",
     wildcard_constraints:
-        dataset=alternatives(fitted_datasets()),
+        dataset=alternatives(PLAN.fitted_datasets()),
     params:
         # only what the fit depends on, so that editing m or a table refits nothing
         model=fit_spec,
@@ -33,18 +33,18 @@ rule fit:
 
 rule ranks_shard:
     input:
-        split=lambda wc: f"data/{base_of(wc.dataset)}/split.npz",
+        split=lambda wc: f"data/{PLAN.base_of(wc.dataset)}/split.npz",
         model=get_model,
     output:
         temp("data/{dataset}/shards/{recommender}/{shard}.npz"),
     params:
         sample_sizes=shard_sample_sizes,
         tie=lookup(dpath="study/tie", within=config),
-        sampling=lambda wc: dataset_protocol(wc.dataset)["sampling"],
-        candidates=lambda wc: dataset_protocol(wc.dataset)["candidates"],
+        sampling=lambda wc: PLAN.dataset_protocol(wc.dataset)["sampling"],
+        candidates=lambda wc: PLAN.dataset_protocol(wc.dataset)["candidates"],
         fixed_negatives=lookup(dpath="study/fixed_negatives", within=config, default=False),
         seed=config["seed"],
-        users_per_shard=USERS_PER_SHARD,
+        users_per_shard=PLAN.users_per_shard,
     threads: 1
     priority: 10
     conda:
@@ -79,8 +79,8 @@ use rule fit as fit_seed with:
     output:
         "data/{dataset}/models/{recommender}/seed{seed}.pkl",
     wildcard_constraints:
-        dataset=alternatives(fitted_datasets()),
-        recommender=alternatives(seeded_recommenders()),
+        dataset=alternatives(PLAN.fitted_datasets()),
+        recommender=alternatives(PLAN.seeded_recommenders()),
     log:
         "logs/{dataset}/seed{seed}/fit_{recommender}.log",
     benchmark:
