@@ -423,7 +423,7 @@ CONFIG_CASES = [
     ("ranks.users_per_shard", 0, "config key ranks.users_per_shard: expected minimum 1024"),
     ("ranks.shards", 4, "config key ranks: unknown key 'shards'"),
     ("study.repeats", 10 ** 9, "config key study.repeats: 1000000000 repeats of the sampled "
-                              "ranks of the 300 users of dataset 'synthetic' at m = 50, 49, 99 "
+                              "ranks of the 300 users of dataset 'synthetic' at m = 49, 50, 99 "
                               "would need 3.27 TiB of memory, more than the "),
     (("datasets", "mine"), {"format": "interactions", "path": "mine.csv", "md5": "0" * 32,
                             "user_col": "id", "item_col": "id", "time_col": "t"},

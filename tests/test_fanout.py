@@ -2,7 +2,6 @@
 (dataset, recommender, m) exist, which corrections and figures read them, which fits a model
 seed adds; and on the shipped test config, the plan the end-to-end run checks."""
 import pytest
-import yaml
 from conftest import ROOT
 from snakemake.utils import update_config
 
@@ -118,12 +117,17 @@ def test_recommenders_and_model_seeds(plan):
     assert FanOut({"study": {"datasets": []}}).main_dataset() is None
 
 
+def _test_config() -> dict:
+    from sampled_metrics.configcheck import load_yaml_strict
+    config = load_yaml_strict(ROOT / "config" / "config.yaml")
+    update_config(config, load_yaml_strict(ROOT / "config" / "test.yaml"))
+    return config
+
+
 def test_shipped_test_config():
     """config/test.yaml over config/config.yaml: the rank files the end-to-end test reads
     (test_workflow.test_each_model_is_fitted_once)."""
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    update_config(config, yaml.safe_load((ROOT / "config" / "test.yaml").read_text()))
-    plan = FanOut(config)
+    plan = FanOut(_test_config())
     files = {(d, r): list(sizes) for d, r, sizes in plan.rank_files()}
     for d in ("synthetic", "synthetic-small"):
         assert {r: files[(d, r)] for r in ("X", "Y", "Z", "EASE")} == {
@@ -133,3 +137,26 @@ def test_shipped_test_config():
     assert len(files) == 12
     assert plan.users_per_shard == 1024
     assert plan.seed_plan() == [("X", 0), ("X", 1), ("X", 2), ("Y", None), ("Z", None)]
+
+
+def test_configcheck_checks_the_m_of_the_planned_rank_files():
+    """configcheck walks FanOut.rank_files: an m no job samples on a dataset passes, an m a
+    job samples on a dataset only Jin's tables read is refused at snakemake -n."""
+    from sampled_metrics.configcheck import ConfigError, check_config
+    schema = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+    config = _test_config()
+    # Jin on synthetic (400 items) only: m = 200 and 300 are never drawn on synthetic-small
+    # (160 items), whose rank files hold study.m alone
+    config["jin"].update(datasets=["synthetic"], m=200,
+                         figure3={**config["jin"]["figure3"], "m_values": [200, 300]})
+    check_config(config, schema)
+    assert FanOut(config).sample_sizes("X", "synthetic-small") == {50: 10}
+    # a dataset of Jin's alone, of 90 items: Figure 3's m = 99 is refused there
+    config = _test_config()
+    config["datasets"]["extra"] = {"format": "synthetic", "n_users": 300, "n_items": 90,
+                                   "seed": 3}
+    config["jin"]["datasets"] = ["synthetic", "extra"]
+    with pytest.raises(ConfigError, match=r"config key jin.figure3.m_values\[1\]: m = 99 "
+                                          r"sampled items, but dataset 'extra' has only "
+                                          r"n_items = 90"):
+        check_config(config, schema)

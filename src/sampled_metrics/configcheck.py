@@ -12,7 +12,8 @@ user wrote it (``study.figure5.edge``), what was expected and what was found:
    names; the recommenders each table names exist and their parameters build a model; the tie
    policy gives integer sampled ranks; m fits the item count and the sampled ranks (repeats
    x users) fit in memory where the config decides them; the local archives the run reads
-   exist.
+   exist. Which datasets, recommenders and m the run has is the workflow's own fan-out plan
+   (:class:`sampled_metrics.fanout.FanOut`), so these checks walk the jobs that will run.
 
 What only the data can decide (candidates per user, users left after the split) is checked by
 the first job that reads the data, before any model is fitted.
@@ -24,6 +25,8 @@ import re
 from collections.abc import Mapping
 
 import yaml
+
+from .fanout import FanOut
 
 __all__ = ["ConfigError", "check_config_files", "check_schema", "check_semantics",
            "check_config"]
@@ -251,7 +254,7 @@ def _check_recommenders(config) -> None:
         kind = spec.get("model")
         if kind not in KINDS:
             continue  # the schema reports it
-        if kind in NEURAL_KINDS and name in _used_recommenders(config) \
+        if kind in NEURAL_KINDS and name in FanOut(config).ranked_recommenders() \
                 and not torch_available():
             raise ConfigError(f"config key recommenders.{name}: model {kind!r} needs PyTorch, "
                               f"which is not installed: pip install 'sampled-metrics[neural]'")
@@ -271,16 +274,6 @@ def _check_recommenders(config) -> None:
             KINDS[kind](**params)
         except (ValueError, TypeError) as err:
             raise ConfigError(f"config key recommenders.{name}: {str(err)[:180]}") from None
-
-
-def _used_recommenders(config) -> set:
-    """Names of the recommenders some table or figure ranks."""
-    used = set((config.get("study") or {}).get("recommenders") or [])
-    jin = config.get("jin") or {}
-    if jin.get("enabled"):
-        used |= set(jin.get("recommenders") or [])
-        used |= {(jin.get(f) or {}).get("recommender") for f in ("figure1", "figure3")}
-    return used
 
 
 def _item_counts(config) -> dict:
@@ -313,57 +306,43 @@ def _check_study(config) -> None:
     if isinstance(seeds, list) and None in seeds and len(seeds) > 1:
         raise ConfigError(f"config key study.model_seeds: null (each recommender's own seed) "
                           f"stands alone; list integer seeds instead, found {_short(seeds)}")
-    items = _item_counts(config)
-    m_values = [("study.m", study.get("m"))]
-    if config.get("jin", {}).get("enabled"):
-        jin = config["jin"]
-        m_values += [("jin.m", jin.get("m"))]
-        m_values += [(f"jin.figure3.m_values[{i}]", m)
-                     for i, m in enumerate(jin.get("figure3", {}).get("m_values", []))]
-    m_values.append(("study.figure6.max_m", study.get("figure6", {}).get("max_m")))
-    for dataset in study.get("datasets", []):
-        if dataset not in items:
-            continue
-        for key, m in m_values:
-            if isinstance(m, int) and m >= items[dataset]:
-                raise ConfigError(f"config key {key}: m = {m} sampled items, but dataset "
-                                  f"{dataset!r} has only n_items = {items[dataset]} (need "
-                                  f"m < n_items)")
+    # every m of every rank file (FanOut.rank_files), named by the first key that asks for
+    # it, then Figure 6's largest m, against the items of the dataset ranked
+    plan, items = FanOut(config), _item_counts(config)
+    m_keys = [("study.m", study.get("m"))]
+    if plan.jin:
+        m_keys += [("jin.m", plan.jin.get("m"))]
+        m_keys += [(f"jin.figure3.m_values[{i}]", m)
+                   for i, m in enumerate(plan.jin.get("figure3", {}).get("m_values", []))]
+    checks = [(plan.base_of(dataset), key, m) for dataset, _, sizes in plan.rank_files()
+              for key, m in m_keys if m in sizes]
+    max_m = study.get("figure6", {}).get("max_m")
+    checks += [(dataset, "study.figure6.max_m", max_m) for dataset in plan.study_datasets()]
+    for dataset, key, m in checks:
+        if dataset in items and isinstance(m, int) and m >= items[dataset]:
+            raise ConfigError(f"config key {key}: m = {m} sampled items, but dataset "
+                              f"{dataset!r} has only n_items = {items[dataset]} (need "
+                              f"m < n_items)")
 
 
 def _check_repeats(config) -> None:
-    """The sampled ranks of study.repeats x the users of each study dataset fit in memory,
-    where the config decides the users (a synthetic dataset, a published MovieLens archive;
-    the ranks job checks the others before ranking)."""
-    study, jin = config.get("study") or {}, config.get("jin") or {}
-    repeats, entries = study.get("repeats"), config.get("datasets") or {}
-    if not isinstance(repeats, int) or not isinstance(study.get("m"), int):
+    """The sampled ranks of every rank file (FanOut.rank_files: study.repeats at each of its
+    m) fit in memory, where the config decides the users (a synthetic dataset, a published
+    MovieLens archive; the ranks job checks the others before ranking)."""
+    study, entries = config.get("study") or {}, config.get("datasets") or {}
+    if not isinstance(study.get("repeats"), int) or not isinstance(study.get("m"), int):
         return
     from .datasets import known_users
     from .evaluation import check_sampled_ranks_size
-    for name in study.get("datasets") or []:
-        users = known_users(entries.get(name) or {})
+    plan = FanOut(config)
+    for dataset, _, sizes in plan.rank_files():
+        users = known_users(entries.get(plan.base_of(dataset)) or {})
         if users is None:
             continue
-        m_values = [study["m"]]
-        if jin.get("enabled") and name in (jin.get("datasets") or study["datasets"]):
-            m_values += [jin.get("m"), *(jin.get("figure3") or {}).get("m_values", [])]
-        sizes = {m: repeats for m in dict.fromkeys(m_values) if isinstance(m, int)}
         try:
-            check_sampled_ranks_size(users, sizes, name)
+            check_sampled_ranks_size(users, sizes, dataset)
         except ValueError as err:
             raise ConfigError(f"config key study.repeats: {err}") from None
-
-
-def _used_datasets(config) -> list:
-    """Names of the datasets some table or figure reads (a view's: the dataset it views)."""
-    study, jin = config.get("study") or {}, config.get("jin") or {}
-    names = list(study.get("datasets") or [])
-    names += (config.get("protocols") or {}).get("datasets") or []
-    if jin.get("enabled"):
-        views = config.get("dataset_protocols") or {}
-        names += [(views.get(d) or {}).get("of", d) for d in jin.get("datasets") or []]
-    return list(dict.fromkeys(names))
 
 
 def _check_local_files(config) -> None:
@@ -371,7 +350,7 @@ def _check_local_files(config) -> None:
     not only when its job runs."""
     from .datasets import check_local_file
     entries = config.get("datasets") or {}
-    for name in _used_datasets(config):
+    for name in FanOut(config).used_datasets():
         try:
             check_local_file(entries.get(name) or {})
         except ValueError as err:
@@ -395,7 +374,7 @@ def _check_jin(config) -> None:
             raise ConfigError(f"config key jin.figure1.recommender: {_short(chosen)} is not in "
                               f"jin.recommenders ({', '.join(map(str, listed))}); add it there "
                               f"or choose one of them")
-    known = list(config.get("datasets") or {}) + _views(config)
+    known = FanOut(config).dataset_names()
     for i, dataset in enumerate(jin.get("datasets") or []):
         if dataset not in known:
             raise ConfigError(f"config key jin.datasets[{i}]: {dataset!r} is not defined in "
@@ -470,12 +449,6 @@ def _check_values(node, path=()) -> None:
         raise ConfigError(f"config key {_key(path)}: expected a finite number, found {node}")
 
 
-def _views(config) -> list:
-    """Names of the views: ``dataset_protocols`` entries with ``of``."""
-    return [name for name, p in (config.get("dataset_protocols") or {}).items()
-            if isinstance(p, Mapping) and "of" in p]
-
-
 def _check_dataset_protocols(config) -> None:
     """A protocol entry names a dataset (its own split and fits) or, with ``of``, is a view
     of one (a new name: the dataset's split and fits, ranked under this protocol)."""
@@ -495,7 +468,7 @@ def _check_dataset_protocols(config) -> None:
         if protocol["of"] not in known:
             raise ConfigError(f"{key}.of: {_short(protocol['of'])} is not a dataset defined "
                               f"in 'datasets' (defined: {defined})")
-    views = set(_views(config))
+    views = set(FanOut(config).views())
     for section in ("study", "protocols"):
         for i, name in enumerate((config.get(section) or {}).get("datasets") or []):
             if name in views:
@@ -509,7 +482,7 @@ def _check_names(config) -> None:
     _ . -"""
     named = [(section, name) for section in ("datasets", "recommenders")
              for name in config.get(section) or {}]
-    for section, name in named + [("dataset_protocols", v) for v in _views(config)]:
+    for section, name in named + [("dataset_protocols", v) for v in FanOut(config).views()]:
         if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
             raise ConfigError(f"config key {section}.{name}: a name may hold only letters, "
                               f"digits and _ . - (and not start with . _ or -), found "
