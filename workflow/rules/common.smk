@@ -118,6 +118,22 @@ def get_estimates(kind, m, recommenders):
     return files
 
 
+def get_jin_figure_pmfs(wildcards):
+    """Input function of Jin et al.'s Figure {i}: {panel label: estimated P(R) file}."""
+    return {label: f"results/{wildcards.dataset}/m{m}/estimates/{rec}_pmf.npz"
+            for label, (rec, m) in PLAN.jin_figure_panels(int(wildcards.i)).items()}
+
+
+def jin_figure_title(wildcards):
+    """Params of Jin et al.'s Figure {i}: its title."""
+    if wildcards.i == "1":
+        return f"Jin Fig. 1 ({wildcards.dataset}, m = {JIN['m']})"
+    if wildcards.i == "2":
+        return f"Jin et al. Figure 2 ({wildcards.dataset}, m = {JIN['m']})"
+    return (f"Jin et al. Figure 3 ({wildcards.dataset}, recommender "
+            f"{JIN['figure3']['recommender']})")
+
+
 def toy_targets():
     """Tables 1-2 and Figures 1-4 of the running example (KDD'20 Sec. 3-5)."""
     if not config["toy"]["enabled"]:

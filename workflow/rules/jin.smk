@@ -52,73 +52,25 @@ rule jin_tables:
         "../scripts/jin_tables.py"
 
 
-rule jin_figure2:
+rule jin_figure:
+    # Jin et al.'s Figure {i}: 1 the P(R) of jin.figure1's recommender, 2 of every Jin
+    # recommender (at jin.m), 3 of jin.figure3's recommender at each of its m
     input:
-        unpack(get_estimates("pmf", JIN.get("m"), JIN.get("recommenders", []))),
+        unpack(get_jin_figure_pmfs),
     output:
-        pdf="figures/{dataset}/jin_figure2.pdf",
-        png=report("figures/{dataset}/jin_figure2.png", caption="../report/jin_figure2.rst", category="Jin et al.", subcategory="{dataset}"),
-        data="results/{dataset}/jin_figure2.csv",
+        pdf="figures/{dataset}/jin_figure{i}.pdf",
+        png=report("figures/{dataset}/jin_figure{i}.png", caption="../report/jin_figure.rst", category="Jin et al.", subcategory="{dataset}"),
+        data="results/{dataset}/jin_figure{i}.csv",
+    wildcard_constraints:
+        i="[123]",
     params:
-        fig=JIN.get("figure2"),
-        title=lambda wc: f"Jin et al. Figure 2 ({wc.dataset}, m = {JIN['m']})",
+        fig=lambda wc: JIN.get(f"figure{wc.i}"),
+        title=jin_figure_title,
     conda:
         ENV
     log:
-        "logs/{dataset}/jin_figure2.log",
+        "logs/{dataset}/jin_figure{i}.log",
     benchmark:
-        "logs/benchmarks/{dataset}/jin_figure2.tsv"
-    script:
-        "../scripts/jin_figure.py"
-
-
-rule jin_figure3:
-    input:
-        unpack(
-            lambda wc: {
-                f"n = {m + 1}": f"results/{wc.dataset}/m{m}/estimates/{JIN['figure3']['recommender']}_pmf.npz"
-                for m in JIN["figure3"]["m_values"]
-            }
-        ),
-    output:
-        pdf="figures/{dataset}/jin_figure3.pdf",
-        png=report("figures/{dataset}/jin_figure3.png", caption="../report/jin_figure3.rst", category="Jin et al.", subcategory="{dataset}"),
-        data="results/{dataset}/jin_figure3.csv",
-    params:
-        fig=JIN.get("figure3"),
-        title=lambda wc: (
-            f"Jin et al. Figure 3 ({wc.dataset}, recommender "
-            f"{JIN['figure3']['recommender']})"
-        ),
-    conda:
-        ENV
-    log:
-        "logs/{dataset}/jin_figure3.log",
-    benchmark:
-        "logs/benchmarks/{dataset}/jin_figure3.tsv"
-    script:
-        "../scripts/jin_figure.py"
-
-
-rule jin_figure1:
-    input:
-        unpack(
-            lambda wc: {
-                JIN["figure1"]["recommender"]: f"results/{wc.dataset}/m{JIN['m']}/estimates/{JIN['figure1']['recommender']}_pmf.npz"
-            }
-        ),
-    output:
-        pdf="figures/{dataset}/jin_figure1.pdf",
-        png=report("figures/{dataset}/jin_figure1.png", caption="../report/jin_figure1.rst", category="Jin et al.", subcategory="{dataset}"),
-        data="results/{dataset}/jin_figure1.csv",
-    params:
-        fig=JIN.get("figure1"),
-        title=lambda wc: f"Jin Fig. 1 ({wc.dataset}, m = {JIN['m']})",
-    conda:
-        ENV
-    log:
-        "logs/{dataset}/jin_figure1.log",
-    benchmark:
-        "logs/benchmarks/{dataset}/jin_figure1.tsv"
+        "logs/benchmarks/{dataset}/jin_figure{i}.tsv"
     script:
         "../scripts/jin_figure.py"
