@@ -29,6 +29,12 @@ def dense_fit(recommender):
     return int(dense_items_matrix(PLAN.recommender_spec(recommender)))
 
 
+def output_path(pattern, **wildcards):
+    """The one file of a rule's output ``pattern`` with ``wildcards`` filled in."""
+    (path,) = expand(pattern, **wildcards)
+    return path
+
+
 def get_rank_shards(wildcards):
     """Input function of the gather: the shard files of (dataset, recommender) or, with a
     seed wildcard, of its fit with that model seed, as many as the split's evaluated users
@@ -36,11 +42,9 @@ def get_rank_shards(wildcards):
     info = checkpoints.split.get(dataset=PLAN.base_of(wildcards.dataset)).output.info
     with open(info) as handle:
         users = json.load(handle)["evaluated_users"]
-    seed = f"seed{wildcards.seed}/" if "seed" in wildcards.keys() else ""
-    return [
-        f"data/{wildcards.dataset}/shards/{wildcards.recommender}/{seed}{k}.npz"
-        for k in range(shard_count(users, PLAN.users_per_shard))
-    ]
+    shards = rules.ranks_shard_seed if "seed" in wildcards.keys() else rules.ranks_shard
+    return expand(shards.output[0], **wildcards,
+                  shard=range(shard_count(users, PLAN.users_per_shard)))
 
 
 def fit_spec(wildcards):
@@ -49,12 +53,15 @@ def fit_spec(wildcards):
     return with_model_seed(spec, int(wildcards.seed)) if "seed" in wildcards.keys() else spec
 
 
+def get_split(wildcards):
+    """Input function of a shard: the split it ranks (a view ranks its dataset's)."""
+    return output_path(rules.split.output.split, dataset=PLAN.base_of(wildcards.dataset))
+
+
 def get_model(wildcards):
     """Input function of a shard: the model it ranks (a view ranks its dataset's)."""
-    model = wildcards.recommender
-    if "seed" in wildcards.keys():
-        model = f"{wildcards.recommender}/seed{wildcards.seed}"
-    return f"data/{PLAN.base_of(wildcards.dataset)}/models/{model}.pkl"
+    fit = rules.fit_seed if "seed" in wildcards.keys() else rules.fit
+    return output_path(fit.output[0], **{**wildcards, "dataset": PLAN.base_of(wildcards.dataset)})
 
 
 def shard_sample_sizes(wildcards):
@@ -68,8 +75,9 @@ def seed_rank_file(dataset, recommender, seed):
     """The rank file of (dataset, recommender) fitted with model seed ``seed`` (None or the
     recommender's own seed: its default fit)."""
     if seed is None or seed == PLAN.own_seed(recommender):
-        return f"results/{dataset}/ranks/{recommender}.npz"
-    return f"results/{dataset}/ranks/{recommender}/seed{seed}.npz"
+        return output_path(rules.ranks.output[0], dataset=dataset, recommender=recommender)
+    return output_path(rules.ranks_seed.output[0], dataset=dataset, recommender=recommender,
+                       seed=seed)
 
 
 def get_seed_rank_files(wildcards):
@@ -94,9 +102,8 @@ def get_rank_files(recommenders):
     """Input function: {recommender: rank file} of the dataset."""
 
     def files(wildcards):
-        return {
-            rec: f"results/{wildcards.dataset}/ranks/{rec}.npz" for rec in recommenders
-        }
+        return {rec: output_path(rules.ranks.output[0], dataset=wildcards.dataset,
+                                 recommender=rec) for rec in recommenders}
 
     return files
 
@@ -106,21 +113,19 @@ def get_corrections_ranks(wildcards):
 
 
 def get_estimates(kind, m, recommenders):
-    """Input function: per-recommender estimate files (``csv`` or ``pmf``) at m."""
-    suffix = ".csv" if kind == "csv" else "_pmf.npz"
+    """Input function: per-recommender estimate files (``kind`` ``csv`` or ``pmf``) at m."""
 
     def files(wildcards):
-        return {
-            rec: f"results/{wildcards.dataset}/m{m}/estimates/{rec}{suffix}"
-            for rec in recommenders
-        }
+        return {rec: output_path(rules.estimates.output[kind], dataset=wildcards.dataset, m=m,
+                                 recommender=rec) for rec in recommenders}
 
     return files
 
 
 def get_jin_figure_pmfs(wildcards):
     """Input function of Jin et al.'s Figure {i}: {panel label: estimated P(R) file}."""
-    return {label: f"results/{wildcards.dataset}/m{m}/estimates/{rec}_pmf.npz"
+    return {label: output_path(rules.estimates.output.pmf, dataset=wildcards.dataset, m=m,
+                               recommender=rec)
             for label, (rec, m) in PLAN.jin_figure_panels(int(wildcards.i)).items()}
 
 
@@ -138,23 +143,19 @@ def toy_targets():
     """Tables 1-2 and Figures 1-4 of the running example (KDD'20 Sec. 3-5)."""
     if not config["toy"]["enabled"]:
         return []
-    tables = expand("results/toy/{t}.{ext}", t=["table1", "table2"], ext=["csv", "md", "tex"])
-    figs = expand("figures/figure{i}.{ext}", i=[1, 2, 3, 4], ext=["pdf", "png"])
-    return tables + figs
+    return [*rules.toy_table1.output, *rules.toy_table2.output,
+            *expand(rules.toy_figure.output, i=[1, 2, 3, 4])]
 
 
 def study_targets():
     """Tables 3-4 and Figures 5-6 for every dataset of the study."""
     datasets = PLAN.study_datasets()
-    out = []
-    for d in datasets:
-        out += expand("results/{d}/{t}.{ext}", d=d, t=["table3", "table4"], ext=["csv", "md", "tex"])
-        out += expand("figures/{d}/figure{i}.{ext}", d=d, i=[5, 6], ext=["pdf", "png"])
-        out += [f"results/{d}/split_info.json", f"results/{d}/rank_facts.csv"]
-        if PLAN.model_seeds():
-            out += expand("results/{d}/table3_seeds.{ext}", d=d, ext=["csv", "md", "tex"])
+    out = expand([*rules.tables.output, *rules.figure5.output, *rules.figure6.output,
+                  rules.split.output.info], dataset=datasets)
+    if PLAN.model_seeds():
+        out += expand(rules.table3_seeds.output, dataset=datasets)
     if datasets:
-        out += expand("figures/figure{i}.{ext}", i=[5, 6], ext=["pdf", "png"])
+        out += expand(rules.paper_figure.output, name=["figure5", "figure6"], ext=["pdf", "png"])
     return out
 
 
@@ -163,26 +164,22 @@ def jin_targets():
     study's datasets and their views; a view gets no Figure 3, which needs a second m)."""
     out = []
     for d in PLAN.jin_datasets():
-        out += expand("results/{d}/jin_table{i}.{ext}", d=d, i=[2, 4], ext=["csv", "md", "tex"])
-        out += expand("figures/{d}/jin_figure{i}.{ext}", d=d, i=PLAN.jin_figures(d),
-                      ext=["pdf", "png"])
+        out += expand(rules.jin_tables.output, dataset=d)
+        out += expand(rules.jin_figure.output, dataset=d, i=PLAN.jin_figures(d))
     if PLAN.jin and PLAN.study_datasets():
-        out += expand("figures/jin_figure{i}.{ext}", i=PLAN.jin_figures(), ext=["pdf", "png"])
+        out += expand(rules.paper_figure.output, name=[f"jin_figure{i}" for i in PLAN.jin_figures()],
+                      ext=["pdf", "png"])
     return out
 
 
 def get_protocol_runs(wildcards):
     """Input function: the runs CSV of every split of the protocols study."""
-    return [f"results/{wildcards.dataset}/protocols/runs_{s}.csv" for s in PROTOCOLS["splits"]]
+    return expand(rules.protocol_runs.output, dataset=wildcards.dataset,
+                  split=PROTOCOLS["splits"])
 
 
 def protocols_targets(force=False):
     """The protocols study's table, ordering CSV and figure (in rule all when enabled)."""
     if not (force or PROTOCOLS.get("enabled")):
         return []
-    out = []
-    for d in PLAN.protocols_datasets():
-        out += [f"results/{d}/protocols.csv", f"results/{d}/protocols.md",
-                f"results/{d}/protocols_ordering.csv"]
-        out += expand("figures/{d}/protocols.{ext}", d=d, ext=["pdf", "png"])
-    return out
+    return expand(rules.protocols_table.output, dataset=PLAN.protocols_datasets())

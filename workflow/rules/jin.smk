@@ -4,7 +4,7 @@
 
 rule estimates:
     input:
-        "results/{dataset}/ranks/{recommender}.npz",
+        rules.ranks.output,
     output:
         csv="results/{dataset}/m{m}/estimates/{recommender}.csv",
         pmf="results/{dataset}/m{m}/estimates/{recommender}_pmf.npz",

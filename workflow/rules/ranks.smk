@@ -33,7 +33,7 @@ rule fit:
 
 rule ranks_shard:
     input:
-        split=lambda wc: f"data/{PLAN.base_of(wc.dataset)}/split.npz",
+        split=get_split,
         model=get_model,
     output:
         temp("data/{dataset}/shards/{recommender}/{shard}.npz"),
