@@ -36,6 +36,16 @@ include: "workflow/rules/jin.smk"
 include: "workflow/rules/protocols.smk"
 
 
+# Jobs that run where snakemake runs, never as cluster jobs: the gather of a rank file's
+# shards, the copies of the papers' figures, and the rules that only name targets.
+localrules:
+    all,
+    protocols,
+    ranks,
+    ranks_seed,
+    paper_figure,
+
+
 rule all:
     input:
         toy_targets(),

@@ -96,7 +96,6 @@ rule paper_figure:
     wildcard_constraints:
         name="figure5|figure6|jin_figure1|jin_figure2|jin_figure3",
         ext="pdf|png",
-    localrule: True
     conda:
         ENV
     log:

@@ -62,7 +62,6 @@ rule ranks:
         get_rank_shards,
     output:
         "results/{dataset}/ranks/{recommender}.npz",
-    localrule: True
     conda:
         ENV
     log:
