@@ -83,6 +83,8 @@ def test_views_and_protocols(plan):
     assert plan.dataset_protocol("d1-all") == {"candidates": "all", "sampling": "binomial"}
     assert plan.dataset_protocol("d2") == {"candidates": "unseen", "sampling": "binomial"}
     assert plan.used_datasets() == ["d1", "d2"]
+    assert plan.dataset_spec("d2") == {"format": "synthetic", "n_items": 200}
+    assert plan.recommender_spec("B") == {"model": "ease"}
 
 
 def test_corrections_and_figures(plan):
@@ -136,6 +138,8 @@ def test_shipped_test_config():
         r: [49] for r in ("X", "Y", "Z", "EASE")}
     assert len(files) == 12
     assert plan.users_per_shard == 1024
+    assert plan.toy["n"] == 10000
+    assert FanOut({"toy": {"enabled": False, "n": 10}}).toy == {}
     assert plan.seed_plan() == [("X", 0), ("X", 1), ("X", 2), ("Y", None), ("Z", None)]
 
 

@@ -39,6 +39,9 @@ class FanOut:
     ----------
     config : mapping
         The config as given.
+    toy : dict
+        The ``toy`` section (the running example) if ``toy.enabled`` (the default), else
+        empty.
     study : dict
         The ``study`` section (empty if absent).
     jin : dict
@@ -70,6 +73,8 @@ class FanOut:
 
     def __init__(self, config: Mapping):
         self.config = config
+        toy = config.get("toy") or {}
+        self.toy = dict(toy) if toy.get("enabled", True) else {}
         self.study = dict(config.get("study") or {})
         jin = config.get("jin") or {}
         self.jin = dict(jin) if jin.get("enabled", False) else {}
@@ -123,6 +128,10 @@ class FanOut:
                    "sampling": self.study.get("sampling", "hypergeometric")}
         given = self._protocol_entries().get(name) or {}
         return {**default, **{k: v for k, v in given.items() if k != "of"}}
+
+    def dataset_spec(self, name: str) -> Mapping:
+        """The catalogue entry of dataset ``name`` (``{'format': ..., **keys}``)."""
+        return self.config["datasets"][name]
 
     def study_datasets(self) -> list[str]:
         """Datasets of the study (KDD'20 Sec. 6), in config order."""

@@ -1,6 +1,8 @@
 # Input functions, wildcard constraints and targets of the workflow (no science here). The
 # fan-out (which datasets, recommenders, m and model seeds the config asks for) is
-# sampled_metrics.fanout, the one plan configcheck checks too.
+# sampled_metrics.fanout, the one plan configcheck checks too. Config access: the fan-out and
+# the catalogues' entries through PLAN; a rule's params (config values handed to its script)
+# through lookup(dpath=..., within=config).
 import json
 import re
 
@@ -13,7 +15,6 @@ ENV = "../envs/sampled-metrics.yaml"
 
 #: the fan-out plan of this run's config
 PLAN = FanOut(config)
-STUDY, JIN, PROTOCOLS = PLAN.study, PLAN.jin, PLAN.protocols
 
 
 def fit_priority(recommender):
@@ -132,16 +133,16 @@ def get_jin_figure_pmfs(wildcards):
 def jin_figure_title(wildcards):
     """Params of Jin et al.'s Figure {i}: its title."""
     if wildcards.i == "1":
-        return f"Jin Fig. 1 ({wildcards.dataset}, m = {JIN['m']})"
+        return f"Jin Fig. 1 ({wildcards.dataset}, m = {PLAN.jin['m']})"
     if wildcards.i == "2":
-        return f"Jin et al. Figure 2 ({wildcards.dataset}, m = {JIN['m']})"
+        return f"Jin et al. Figure 2 ({wildcards.dataset}, m = {PLAN.jin['m']})"
     return (f"Jin et al. Figure 3 ({wildcards.dataset}, recommender "
-            f"{JIN['figure3']['recommender']})")
+            f"{PLAN.jin['figure3']['recommender']})")
 
 
 def toy_targets():
     """Tables 1-2 and Figures 1-4 of the running example (KDD'20 Sec. 3-5)."""
-    if not config["toy"]["enabled"]:
+    if not PLAN.toy:
         return []
     return [*rules.toy_table1.output, *rules.toy_table2.output,
             *expand(rules.toy_figure.output, i=[1, 2, 3, 4])]
@@ -175,11 +176,11 @@ def jin_targets():
 def get_protocol_runs(wildcards):
     """Input function: the runs CSV of every split of the protocols study."""
     return expand(rules.protocol_runs.output, dataset=wildcards.dataset,
-                  split=PROTOCOLS["splits"])
+                  split=PLAN.protocols["splits"])
 
 
 def protocols_targets(force=False):
     """The protocols study's table, ordering CSV and figure (in rule all when enabled)."""
-    if not (force or PROTOCOLS.get("enabled")):
+    if not (force or PLAN.protocols.get("enabled")):
         return []
     return expand(rules.protocols_table.output, dataset=PLAN.protocols_datasets())

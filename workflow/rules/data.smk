@@ -9,7 +9,7 @@ rule dataset_archive:
     output:
         "data/raw/{dataset}.zip",
     params:
-        identity=lambda wc: archive_identity(config["datasets"][wc.dataset]),
+        identity=lambda wc: archive_identity(PLAN.dataset_spec(wc.dataset)),
     conda:
         ENV
     log:
@@ -27,7 +27,7 @@ checkpoint split:
         split="data/{dataset}/split.npz",
         info="results/{dataset}/split_info.json",
     params:
-        identity=lambda wc: archive_identity(config["datasets"][wc.dataset]),
+        identity=lambda wc: archive_identity(PLAN.dataset_spec(wc.dataset)),
     conda:
         ENV
     log:

@@ -9,9 +9,9 @@ rule estimates:
         csv="results/{dataset}/m{m}/estimates/{recommender}.csv",
         pmf="results/{dataset}/m{m}/estimates/{recommender}_pmf.npz",
     params:
-        metrics=JIN.get("metrics"),
-        estimators=JIN.get("estimators"),
-        options=JIN.get("options", {}),
+        metrics=lookup(dpath="jin/metrics", within=config),
+        estimators=lookup(dpath="jin/estimators", within=config),
+        options=lookup(dpath="jin/options", within=config, default={}),
     # one process per job: they run side by side (a two-process job for m = 499 waited for
     # both cores to be free, at the end of the run)
     threads: 1
@@ -28,8 +28,8 @@ rule estimates:
 
 rule jin_tables:
     input:
-        corrections=expand(rules.corrections.output, m=JIN.get("m", 0), allow_missing=True),
-        estimates=lambda wc: get_estimates("csv", JIN["m"], JIN["recommenders"])(wc).values(),
+        corrections=lambda wc: expand(rules.corrections.output, dataset=wc.dataset, m=PLAN.jin["m"]),
+        estimates=lambda wc: get_estimates("csv", PLAN.jin["m"], PLAN.jin["recommenders"])(wc).values(),
     output:
         table2=report("results/{dataset}/jin_table2.csv", caption="../report/jin_table2.rst", category="Jin et al.", subcategory="{dataset}"),
         table2_md="results/{dataset}/jin_table2.md",
@@ -38,10 +38,10 @@ rule jin_tables:
         table4_md="results/{dataset}/jin_table4.md",
         table4_tex="results/{dataset}/jin_table4.tex",
     params:
-        recommenders=JIN.get("recommenders"),
-        metrics=JIN.get("metrics"),
-        table2_metrics=JIN.get("table2_metrics"),
-        corrections=JIN.get("corrections"),
+        recommenders=lookup(dpath="jin/recommenders", within=config),
+        metrics=lookup(dpath="jin/metrics", within=config),
+        table2_metrics=lookup(dpath="jin/table2_metrics", within=config),
+        corrections=lookup(dpath="jin/corrections", within=config),
     conda:
         ENV
     log:
@@ -64,7 +64,7 @@ rule jin_figure:
     wildcard_constraints:
         i="[123]",
     params:
-        fig=lambda wc: JIN.get(f"figure{wc.i}"),
+        fig=lookup(dpath="jin/figure{i}", within=config),
         title=jin_figure_title,
     conda:
         ENV

@@ -23,7 +23,7 @@ rule corrections:
 
 rule tables:
     input:
-        expand(rules.corrections.output, m=STUDY.get("m", 0), allow_missing=True),
+        expand(rules.corrections.output, m=PLAN.study["m"], allow_missing=True),
     output:
         table3=report("results/{dataset}/table3.csv", caption="../report/table3.rst", category="KDD'20 study", subcategory="{dataset}"),
         table3_md="results/{dataset}/table3.md",
@@ -32,10 +32,10 @@ rule tables:
         table4_md="results/{dataset}/table4.md",
         table4_tex="results/{dataset}/table4.tex",
     params:
-        recommenders=STUDY.get("recommenders"),
-        metrics=STUDY.get("metrics"),
-        corrections=STUDY.get("corrections"),
-        m=STUDY.get("m"),
+        recommenders=lookup(dpath="study/recommenders", within=config),
+        metrics=lookup(dpath="study/metrics", within=config),
+        corrections=lookup(dpath="study/corrections", within=config),
+        m=lookup(dpath="study/m", within=config),
     conda:
         ENV
     log:
@@ -48,7 +48,7 @@ rule tables:
 
 rule figure5:
     input:
-        unpack(get_rank_files(STUDY.get("recommenders", []))),
+        unpack(get_rank_files(PLAN.study["recommenders"])),
     output:
         pdf="figures/{dataset}/figure5.pdf",
         png=report("figures/{dataset}/figure5.png", caption="../report/figure5.rst", category="KDD'20 study", subcategory="{dataset}"),
@@ -68,7 +68,7 @@ rule figure5:
 
 rule figure6:
     input:
-        unpack(get_rank_files(STUDY.get("recommenders", []))),
+        unpack(get_rank_files(PLAN.study["recommenders"])),
     output:
         pdf="figures/{dataset}/figure6.pdf",
         png=report("figures/{dataset}/figure6.png", caption="../report/figure6.rst", category="KDD'20 study", subcategory="{dataset}"),
@@ -114,8 +114,8 @@ rule corrections_seeds:
         "results/{dataset}/m{m}/per_seed.csv",
     params:
         fits=PLAN.seed_plan(),
-        metrics=STUDY.get("metrics"),
-        corrections=STUDY.get("corrections"),
+        metrics=lookup(dpath="study/metrics", within=config),
+        corrections=lookup(dpath="study/corrections", within=config),
         n_mode=lookup(dpath="study/n_mode", within=config),
     threads: 1
     conda:
@@ -130,16 +130,16 @@ rule corrections_seeds:
 
 rule table3_seeds:
     input:
-        expand(rules.corrections_seeds.output, m=STUDY.get("m", 0), allow_missing=True),
+        expand(rules.corrections_seeds.output, m=PLAN.study["m"], allow_missing=True),
     output:
         table=report("results/{dataset}/table3_seeds.csv", caption="../report/table3_seeds.rst", category="KDD'20 study", subcategory="{dataset}"),
         table_md="results/{dataset}/table3_seeds.md",
         table_tex="results/{dataset}/table3_seeds.tex",
     params:
-        recommenders=STUDY.get("recommenders"),
-        metrics=STUDY.get("metrics"),
-        corrections=STUDY.get("corrections"),
-        m=STUDY.get("m"),
+        recommenders=lookup(dpath="study/recommenders", within=config),
+        metrics=lookup(dpath="study/metrics", within=config),
+        corrections=lookup(dpath="study/corrections", within=config),
+        m=lookup(dpath="study/m", within=config),
     conda:
         ENV
     log:

@@ -8,9 +8,9 @@ rule protocol_runs:
     output:
         "results/{dataset}/protocols/runs_{split}.csv",
     params:
-        recommenders=lambda wc: {r: PLAN.recommender_spec(r) for r in PROTOCOLS["recommenders"]},
-        protocols=lambda wc: PROTOCOLS,
-        seed=config["seed"],
+        recommenders=lambda wc: {r: PLAN.recommender_spec(r) for r in PLAN.protocols["recommenders"]},
+        protocols=lookup(dpath="protocols", within=config),
+        seed=lookup(dpath="seed", within=config),
     threads: 1
     conda:
         ENV

@@ -43,7 +43,7 @@ rule ranks_shard:
         sampling=lambda wc: PLAN.dataset_protocol(wc.dataset)["sampling"],
         candidates=lambda wc: PLAN.dataset_protocol(wc.dataset)["candidates"],
         fixed_negatives=lookup(dpath="study/fixed_negatives", within=config, default=False),
-        seed=config["seed"],
+        seed=lookup(dpath="seed", within=config),
         users_per_shard=PLAN.users_per_shard,
     threads: 1
     priority: 10

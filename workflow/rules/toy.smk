@@ -7,7 +7,7 @@ rule toy_table1:
         md="results/toy/table1.md",
         tex="results/toy/table1.tex",
     params:
-        n=config["toy"]["n"],
+        n=lookup(dpath="toy/n", within=config),
     conda:
         ENV
     log:
@@ -24,8 +24,8 @@ rule toy_table2:
         md="results/toy/table2.md",
         tex="results/toy/table2.tex",
     params:
-        cfg=config["toy"]["table2"],
-        seed=config["seed"],
+        cfg=lookup(dpath="toy/table2", within=config),
+        seed=lookup(dpath="seed", within=config),
     conda:
         ENV
     log:
@@ -44,8 +44,8 @@ rule toy_figure:
     wildcard_constraints:
         i="[1-4]",
     params:
-        cfg=lambda wc: config["toy"].get(f"figure{wc.i}", {}),
-        n=config["toy"]["n"],
+        cfg=lookup(dpath="toy/figure{i}", within=config, default={}),
+        n=lookup(dpath="toy/n", within=config),
     conda:
         ENV
     log:
