@@ -10,8 +10,10 @@ from sampled_metrics.fanout import FanOut
 from sampled_metrics.recommenders import NEURAL_KINDS, dense_items_matrix, with_model_seed
 from sampled_metrics.steps.ranks import shard_count
 
-#: software of every rule under --use-conda (path relative to the rule files)
+#: software of every rule under --use-conda (paths relative to the rule files); the jobs that
+#: fit or score a neural recommender need PyTorch too
 ENV = "../envs/sampled-metrics.yaml"
+NEURAL_ENV = "../envs/neural.yaml"
 
 #: the fan-out plan of this run's config
 PLAN = FanOut(config)
@@ -22,6 +24,12 @@ def fit_priority(recommender):
     first."""
     spec = PLAN.recommender_spec(recommender)
     return 11 if spec.get("model") in NEURAL_KINDS or dense_items_matrix(spec) else 10
+
+
+def model_env(wildcards):
+    """The conda environment of a job that fits or scores ``wildcards.recommender``."""
+    spec = PLAN.recommender_spec(wildcards.recommender)
+    return NEURAL_ENV if spec.get("model") in NEURAL_KINDS else ENV
 
 
 def dense_fit(recommender):

@@ -22,7 +22,7 @@ rule fit:
         dense_fit=lambda wc: dense_fit(wc.recommender),
     priority: lambda wc: fit_priority(wc.recommender)
     conda:
-        ENV
+        model_env
     log:
         "logs/{dataset}/fit_{recommender}.log",
     benchmark:
@@ -48,7 +48,7 @@ rule ranks_shard:
     threads: 1
     priority: 10
     conda:
-        ENV
+        model_env
     log:
         "logs/{dataset}/ranks_{recommender}_{shard}.log",
     benchmark:
