@@ -135,14 +135,14 @@ def test_each_job_ran_on_slurm_as_the_readme_maps_it(slurm_run):
 
 
 def test_fit_and_ranks_jobs_get_the_profiles_resources(tmp_path):
-    """The fit and the shard jobs (of a dataset and of a view) get what the profile (or
-    --set-resources) gives rules ``fit`` and ``ranks_shard``. A dry run: no cluster needed,
-    only the SLURM plugin the profile names."""
+    """The fit and the shard jobs (of a dataset, of a view and of a seeded fit) get what the
+    profile (or --set-resources) gives rules ``fit`` and ``ranks_shard`` and their seeded
+    copies. A dry run: no cluster needed, only the SLURM plugin the profile names."""
     if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
         pytest.skip("the SLURM executor plugin is not installed (pip install -e '.[slurm]')")
     wd = copy_workflow(tmp_path)
     targets = ["data/synthetic/models/EASE.pkl", "data/synthetic-all/shards/X/0.npz",
-               "data/synthetic-small/shards/Y/1.npz"]
+               "data/synthetic-small/shards/Y/1.npz", "data/synthetic/shards/X/seed1/0.npz"]
 
     def planned(*extra):
         proc = snakemake(wd, "-n", "--workflow-profile", "profiles/slurm", *targets, *extra)
@@ -151,8 +151,10 @@ def test_fit_and_ranks_jobs_get_the_profiles_resources(tmp_path):
         return {b.split(":")[0]: b for b in blocks if b.startswith(("fit", "ranks"))}
 
     jobs = planned()
-    assert sorted(jobs) == ["fit", "ranks_shard"]
-    assert "mem_mb=16000" in jobs["fit"] and "runtime=120" in jobs["fit"], jobs["fit"]
-    assert "mem_mb=8000" in jobs["ranks_shard"] and "runtime=60" in jobs["ranks_shard"]
+    assert sorted(jobs) == ["fit", "fit_seed", "ranks_shard", "ranks_shard_seed"]
+    for fit in ("fit", "fit_seed"):
+        assert "mem_mb=16000" in jobs[fit] and "runtime=120" in jobs[fit], jobs[fit]
+    for shard in ("ranks_shard", "ranks_shard_seed"):
+        assert "mem_mb=8000" in jobs[shard] and "runtime=60" in jobs[shard], jobs[shard]
     jobs = planned("--set-resources", "ranks_shard:mem_mb=3000")
     assert "mem_mb=3000" in jobs["ranks_shard"]
