@@ -7,7 +7,9 @@ user wrote it (``study.figure5.edge``), what was expected and what was found:
    (YAML itself keeps the last one silently) and files that are not a mapping.
 2. :func:`check_schema` validates the merged config against the closed JSON schema of
    ``workflow/schemas/config.schema.yaml`` (unknown keys rejected at every level; each
-   ``datasets`` entry against its format's own keys, generated from the dataset registry).
+   ``datasets`` entry against its format's own keys, generated from the dataset registry;
+   every enumeration, e.g. ``recommenders.<name>.model`` or ``study.tie``, filled from the
+   library's registry of that idea by :func:`library_enums`).
 3. :func:`check_semantics` checks what the schema cannot: metric, correction and estimator
    names; the recommenders each table names exist and their parameters build a model; the tie
    policy gives integer sampled ranks; m fits the item count and the sampled ranks (repeats
@@ -20,6 +22,7 @@ the first job that reads the data, before any model is fitted.
 """
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Mapping
@@ -29,7 +32,7 @@ import yaml
 from .fanout import FanOut
 
 __all__ = ["ConfigError", "check_config_files", "check_schema", "check_semantics",
-           "check_config"]
+           "check_config", "library_enums", "with_library_enums"]
 
 
 class ConfigError(ValueError):
@@ -153,6 +156,47 @@ def _describe(error) -> str:
     return f"config key {where}: {error.message[:160]}"
 
 
+def library_enums() -> dict:
+    """The schema's enumerations, each the library's registry of its idea: {path: values}.
+
+    A path names the schema's properties from the top; ``*`` is any entry of a catalogue
+    (``additionalProperties``), ``[]`` an array's items. Registering a new recommender kind,
+    tie policy, sampling law, candidate set, n mode or split therefore needs no schema edit.
+    """
+    from .evaluation import CANDIDATES, TIES
+    from .holdout import SPLITS
+    from .recommenders import KINDS
+    from .sampling import SAMPLING_LAWS
+    from .steps.kdd_study import N_MODES
+    return {
+        ("toy", "table2", "sampling"): SAMPLING_LAWS,
+        ("recommenders", "*", "model"): tuple(KINDS),
+        ("study", "tie"): TIES,
+        ("study", "sampling"): SAMPLING_LAWS,
+        ("study", "n_mode"): N_MODES,
+        ("dataset_protocols", "*", "candidates"): CANDIDATES,
+        ("dataset_protocols", "*", "sampling"): SAMPLING_LAWS,
+        ("protocols", "splits", "[]"): SPLITS,
+    }
+
+
+def _schema_node(schema: dict, path) -> dict:
+    node = schema
+    for step in path:
+        node = (node["additionalProperties"] if step == "*" else node["items"] if step == "[]"
+                else node["properties"][step])
+    return node
+
+
+def with_library_enums(schema: Mapping) -> dict:
+    """A copy of ``schema`` whose every :func:`library_enums` path has its registry as
+    ``enum``."""
+    schema = copy.deepcopy(dict(schema))
+    for path, values in library_enums().items():
+        _schema_node(schema, path)["enum"] = list(values)
+    return schema
+
+
 def _with_dataset_formats(schema: dict) -> dict:
     from .datasets import dataset_schema
     schema = dict(schema)
@@ -171,7 +215,7 @@ def check_schema(config: Mapping, schema) -> None:
 
     if not isinstance(schema, Mapping):
         schema = load_yaml_strict(schema)
-    schema = _with_dataset_formats(schema)
+    schema = _with_dataset_formats(with_library_enums(schema))
     from .datasets import check_datasets
     for name, spec in (config.get("datasets") or {}).items():
         if isinstance(spec, Mapping) and "format" not in spec:

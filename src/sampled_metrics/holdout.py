@@ -13,9 +13,12 @@ import scipy.sparse as sp
 
 from .seeds import generator
 
-__all__ = ["Positives", "leave_last_out_positives", "random_holdout"]
+__all__ = ["Positives", "SPLITS", "leave_last_out_positives", "random_holdout"]
 
 BLOCK = 1024
+#: The splits into positives: ``last`` (:func:`leave_last_out_positives`) and ``holdout``
+#: (:func:`random_holdout`).
+SPLITS = ("last", "holdout")
 
 
 class Positives:

@@ -37,7 +37,7 @@ from threadpoolctl import threadpool_limits
 
 from ..compare import orders_like_exact
 from ..datasets import load_split
-from ..holdout import leave_last_out_positives, random_holdout
+from ..holdout import SPLITS, leave_last_out_positives, random_holdout
 from ..multipositive import PositiveTable, correct_positives, multi_positive_metric
 from ..recommenders import make_recommender
 from ..seeds import derive_seed, generator
@@ -165,6 +165,8 @@ def protocol_runs(split_path, split_kind: str, recommenders: dict, *, dataset: s
     """The tidy frame of the module docstring for one split of one dataset."""
     split = load_split(split_path)
     base = derive_seed(seed, dataset, "protocols", split_kind)
+    if split_kind not in SPLITS:
+        raise ValueError(f"unknown split {split_kind!r}; expected one of {', '.join(SPLITS)}")
     pos = (leave_last_out_positives(split) if split_kind == "last"
            else random_holdout(split, fraction, derive_seed(seed, dataset)))
     N_u = pos.n_nonrelevant()
