@@ -25,8 +25,8 @@ from sampled_metrics.corrections import apply_correction
 from sampled_metrics.datasets import DataError, make_split
 from sampled_metrics.evaluation import check_sampled_ranks_size
 from sampled_metrics.metrics import metric_value, metric_weights
-from sampled_metrics.protocols import check_sample_size
-from sampled_metrics.rankfile import RankFile, read_rank_file
+from sampled_metrics.evaluation.negatives import check_sample_size
+from sampled_metrics.evaluation.rankfile import RankFile, read_rank_file
 from sampled_metrics.sampling import draw_sampled_ranks, expected_sampled_metric, rank_pmf
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from sampled_metrics.datasets import make_split, prepare_archive
-from sampled_metrics.rankfile import read_rank_file
+from sampled_metrics.evaluation.rankfile import read_rank_file
 from sampled_metrics.steps.bounds_study import (OBSERVED_SETS, bounds_frame, validation,
                                                 widths_frame)
 from sampled_metrics.steps.ranks import rank_recommender

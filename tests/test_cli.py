@@ -5,7 +5,7 @@ from conftest import run_cli
 from sampled_metrics import correction
 from sampled_metrics.cli import main
 from sampled_metrics.corrections import apply_correction
-from sampled_metrics.rankfile import RankFile
+from sampled_metrics.evaluation.rankfile import RankFile
 
 
 def test_correct_prints_corrected_means(tmp_path, capsys):

@@ -7,7 +7,7 @@ from sampled_metrics.estimators import estimate_from_histogram, estimate_rank_di
 from sampled_metrics.corrections import correction
 from sampled_metrics.estimators import mixture_matrix
 from sampled_metrics.metrics import parse_metric
-from sampled_metrics.rankfile import RankFile
+from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.sampling import draw_sampled_ranks, expected_sampled_metric
 
 N, M = 1000, 50

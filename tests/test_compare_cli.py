@@ -3,7 +3,7 @@ import pytest
 from conftest import run_cli
 
 from sampled_metrics.cli import build_parser
-from sampled_metrics.rankfile import RankFile
+from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.sampling import draw_sampled_ranks
 
 N, M = 500, 20
@@ -31,7 +31,7 @@ def test_help_explains_the_verdict():
 
 
 def test_compare_text_files(tmp_path, capsys, rank_files):
-    from sampled_metrics.rankfile import read_rank_file
+    from sampled_metrics.evaluation.rankfile import read_rank_file
     for name in ("A", "B"):
         ranks = read_rank_file(rank_files[name]).sampled_ranks(M, 0)
         (tmp_path / f"{name}.txt").write_text("\n".join(map(str, ranks)) + "\n")

@@ -60,7 +60,7 @@ import pytest
 import yaml
 from conftest import ROOT, copy_workflow, place_local_files, run_cli
 
-from sampled_metrics.rankfile import RankFile
+from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.sampling import draw_sampled_ranks
 
 PAGES = ["README.md", *(f"docs/guide/{name}.md" for name in (

@@ -6,7 +6,7 @@ import scipy.sparse as sp
 from sampled_metrics.datasets import Split
 from sampled_metrics.evaluation import (evaluate, exact_ranks, mean_metrics, rank_all,
                                         sampled_ranks, tie_keys)
-from sampled_metrics.protocols import BLOCK_USERS, draw_negatives
+from sampled_metrics.evaluation.negatives import BLOCK_USERS, draw_negatives
 from sampled_metrics.recommenders import Recommender, check_train
 
 
@@ -231,7 +231,7 @@ def test_random_ties_share_one_order_between_exact_and_sampled():
 
 def test_negative_and_tie_streams_differ_for_the_same_seed():
     split = random_split(n_users=5, n_items=40, density=0.1, seed=12)
-    from sampled_metrics.protocols import negatives_generator
+    from sampled_metrics.evaluation.negatives import negatives_generator
     keys = tie_keys(0, 0, (1, split.n_items))[0]
     assert not np.allclose(keys, negatives_generator(0, 5, 0, 0).random(split.n_items))
     assert not np.array_equal(draw_negatives(split, 5, 0, 0), draw_negatives(split, 5, 1, 0))

@@ -5,7 +5,7 @@ import pytest
 
 from sampled_metrics.estimators import estimate_from_histogram, sampled_rank_histogram
 from sampled_metrics.metrics import parse_metric
-from sampled_metrics.rankfile import RankFile
+from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.steps.jin import estimates_per_repeat, table2_frame, winners_frame
 
 

@@ -8,8 +8,8 @@ from sampled_metrics import correction
 from sampled_metrics.datasets import (DataError, generate_synthetic, load_split, make_split,
                                       md5sum, prepare_archive)
 from sampled_metrics.metrics import parse_metric
-from sampled_metrics.protocols import draw_negatives
-from sampled_metrics.rankfile import read_rank_file
+from sampled_metrics.evaluation.negatives import draw_negatives
+from sampled_metrics.evaluation.rankfile import read_rank_file
 from sampled_metrics.recommenders import model_seed, with_model_seed
 from sampled_metrics.steps.kdd_study import (correct_repeats, correct_seeds,
                                              figure6_frame, per_repeat_frame, per_seed_frame,

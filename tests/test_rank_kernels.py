@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sampled_metrics import protocols, rank_kernels
-from sampled_metrics.protocols import CandidateTable
+from sampled_metrics.evaluation import kernels, negatives
+from sampled_metrics.evaluation.negatives import CandidateTable
 
 
 def reference_subsets(c, m, rng):
@@ -91,7 +91,7 @@ def test_codes_count_like_brute_force():
         assert np.array_equal(table.items[i, :len(cand)], cand)
         # sampled counts over positions: duplicates count
         pos = rng.integers(len(cand), size=(3, 1, 12))
-        gs, es, as_ = rank_kernels.count_positions(codes[i:i + 1], pos)
+        gs, es, as_ = kernels.count_positions(codes[i:i + 1], pos)
         picked = scores[i, np.asarray(cand)[pos[:, 0]]]
         assert np.array_equal(gs[:, 0], (picked > s).sum(axis=1))
         assert np.array_equal(es[:, 0], (picked == s).sum(axis=1))
@@ -99,7 +99,7 @@ def test_codes_count_like_brute_force():
         assert np.array_equal(as_[:, 0], ((picked == s) & (picked_keys > k)).sum(axis=1))
 
 
-@pytest.mark.parametrize("module", [rank_kernels, protocols])
+@pytest.mark.parametrize("module", [kernels, negatives])
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

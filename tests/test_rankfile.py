@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sampled_metrics.rankfile import SCHEMA, RankFile, read_rank_file
+from sampled_metrics.evaluation.rankfile import SCHEMA, RankFile, read_rank_file
 
 
 def example(**over):

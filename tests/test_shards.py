@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sampled_metrics.datasets import load_split, make_split, prepare_archive
-from sampled_metrics.protocols import BLOCK_USERS
+from sampled_metrics.evaluation.negatives import BLOCK_USERS
 from sampled_metrics.recommenders import load_model, save_model
 from sampled_metrics.steps.ranks import (fit_recommender, gather_ranks, rank_recommender,
                                          rank_shard, shard_count)

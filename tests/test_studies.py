@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sampled_metrics.rankfile import RankFile
+from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.sampling import draw_sampled_ranks
 from sampled_metrics.steps.adaptive_study import equal_budget
 from sampled_metrics.steps.compare_study import validation

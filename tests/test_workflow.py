@@ -80,7 +80,7 @@ def test_each_model_is_fitted_once(workdir):
     """Fit once, score in shards: one fit job per (dataset, recommender), one ranks job per
     shard of ranks.users_per_shard users (synthetic-small's 1,100 users: two), and the rank
     file holds every sample size the tables ask for."""
-    from sampled_metrics.rankfile import read_rank_file
+    from sampled_metrics.evaluation.rankfile import read_rank_file
     for d, shards in (("synthetic", 1), ("synthetic-small", 2)):
         fits = sorted(p.stem for p in (workdir / f"logs/{d}").glob("fit_*.log"))
         assert fits == ["fit_EASE", "fit_X", "fit_Y", "fit_Z"]

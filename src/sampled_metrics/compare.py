@@ -467,7 +467,7 @@ def compare_repeats(rank_files: dict, m: int, metrics, methods, *, repeats=None,
 
     Parameters
     ----------
-    rank_files : dict name -> :class:`sampled_metrics.rankfile.RankFile`
+    rank_files : dict name -> :class:`sampled_metrics.evaluation.rankfile.RankFile`
         The same users in the same order, the same sampling law (negatives shared within a
         repeat, as the workflow draws them).
     m : int

@@ -377,7 +377,7 @@ def _check_repeats(config) -> None:
     if not isinstance(study.get("repeats"), int) or not isinstance(study.get("m"), int):
         return
     from .datasets import known_users
-    from .evaluation import check_sampled_ranks_size
+    from .evaluation.engine import check_sampled_ranks_size
     plan = FanOut(config)
     for dataset, _, sizes in plan.rank_files():
         users = known_users(entries.get(plan.base_of(dataset)) or {})

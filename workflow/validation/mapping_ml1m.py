@@ -10,7 +10,7 @@ each correction for each user's own n_u (as Table 3), from the study's rank file
 import argparse
 import logging
 
-from sampled_metrics.rankfile import read_rank_file
+from sampled_metrics.evaluation.rankfile import read_rank_file
 from sampled_metrics.steps.kdd_study import per_repeat_frame, table3_frame
 from sampled_metrics.tables import atomic_write_text, percent, render_markdown, write_csv
 

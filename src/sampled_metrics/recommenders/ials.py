@@ -154,7 +154,7 @@ class IALS(Recommender):
         """ŷ(u, i) = <w_u, h_i> for all items: one BLAS product W_users H^T.
 
         BLAS may round the last bit differently for other block shapes; the evaluation
-        scores fixed blocks of users (:data:`sampled_metrics.protocols.BLOCK_USERS`) with
+        scores fixed blocks of users (:data:`sampled_metrics.evaluation.negatives.BLOCK_USERS`) with
         single-threaded BLAS, so its scores are reproducible whatever the number of cores.
         """
         return self.user_factors_[users] @ self.item_factors_.T

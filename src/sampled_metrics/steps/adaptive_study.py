@@ -23,7 +23,7 @@ from ..corrections import correction_vectors
 from ..estimators import estimate_rank_distribution, metric_from_distribution
 from ..metrics import parse_metric
 from ..mn import mn_correction
-from ..rankfile import read_rank_file
+from ..evaluation.rankfile import read_rank_file
 from ..sampling import draw_sampled_ranks
 from ..seeds import generator
 from ..tables import atomic_write_text, render_markdown, write_csv

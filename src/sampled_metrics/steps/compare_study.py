@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..compare import agreement_summary, compare_repeats
-from ..rankfile import read_rank_file
+from ..evaluation.rankfile import read_rank_file
 from ..tables import render_markdown, write_csv, atomic_write_text
 
 __all__ = ["validation", "validation_wide"]

@@ -19,7 +19,7 @@ from ..corrections import correction_label
 from ..estimators import estimate_batches, sampled_rank_histogram
 from ..logs import progress
 from ..metrics import parse_metric
-from ..rankfile import read_rank_file
+from ..evaluation.rankfile import read_rank_file
 from ..tables import percent, write_csv, write_table
 from .kdd_study import PER_REPEAT_COLUMNS, select, table3_frame
 

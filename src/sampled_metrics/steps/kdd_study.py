@@ -30,7 +30,7 @@ from ..corrections import (correction_label, correction_lookup, correction_vecto
                            mean_corrected)
 from ..metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
-from ..rankfile import read_rank_file
+from ..evaluation.rankfile import read_rank_file
 from ..sampling import check_nm, expected_metric_matrix, log_grid
 from ..tables import percent, write_csv, write_table
 

@@ -5,7 +5,7 @@ ranks of every (m, repeat) the tables ask for).
 The workflow runs :func:`fit_recommender` once per (dataset, recommender),
 :func:`rank_shard` once per (dataset or view, recommender, shard) and :func:`gather_ranks`
 once per (dataset or view, recommender). Negatives and ties are keyed by draw block
-(:data:`~sampled_metrics.protocols.BLOCK_USERS` users), and a shard is a whole number of
+(:data:`~sampled_metrics.evaluation.negatives.BLOCK_USERS` users), and a shard is a whole number of
 blocks, so the gathered file is the same whatever the shard size: :func:`rank_recommender`
 (everything in one process) writes it byte for byte.
 """
@@ -21,9 +21,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..datasets import Split, load_split
-from ..evaluation import check_sampled_ranks_size, evaluate
-from ..protocols import BLOCK_USERS, check_sample_size
-from ..rankfile import RankFile, read_rank_file
+from ..evaluation.engine import check_sampled_ranks_size, evaluate
+from ..evaluation.negatives import BLOCK_USERS, check_sample_size
+from ..evaluation.rankfile import RankFile, read_rank_file
 from ..sampling import check_candidates
 from ..recommenders import KINDS, Recommender, load_model, make_recommender, save_model
 from ..seeds import derive_seed

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_output
-from .sampling import SAMPLING_LAWS, check_candidates
-from .textfile import check_readable
+from ..atomic import atomic_output
+from ..sampling import SAMPLING_LAWS, check_candidates
+from ..textfile import check_readable
 
 __all__ = ["SCHEMA", "RankFile", "read_rank_file"]
 
@@ -125,7 +125,7 @@ class RankFile:
             raise ValueError("exact ranks must lie in 1..n_u")
         if np.unique(np.asarray(self.users)).size != np.asarray(self.users).size:
             raise ValueError("users must be distinct (one exact rank per user)")
-        from .evaluation import TIES
+        from .engine import TIES
         if self.tie not in TIES:
             raise ValueError(f"tie must be one of {', '.join(TIES)}, got {self.tie!r}")
         for m, s in self.sampled.items():

@@ -16,7 +16,7 @@ g = #{candidates j != held-out : ŷ_j > s} and e = #{candidates j != held-out : 
                  ranking (the exact one and each sampled one, independently), so r~ | r
                  follows the law only on average over the tie draws
 
-Sampled rank. m negatives are drawn by a sampler of :mod:`sampled_metrics.protocols`
+Sampled rank. m negatives are drawn by a sampler of :mod:`sampled_metrics.evaluation.negatives`
 (uniform among the candidates other than the held-out item, with or without replacement,
 or fixed); r~ in 1..m+1 is the same formula with g, e counted over the m negatives.
 Negatives are keyed by (seed, m, repeat, draw block) and so shared by every recommender
@@ -47,14 +47,13 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from .checks import check_allocation
-from .datasets import Split
-from .logs import progress
-from .metrics import parse_metric, parse_metrics
-from . import rank_kernels as kernels
-from .protocols import (BLOCK_USERS, CandidateTable, check_sample_size,
-                        negatives_generator)
-from .seeds import generator
+from ..checks import check_allocation
+from ..datasets import Split
+from ..logs import progress
+from ..metrics import parse_metric, parse_metrics
+from . import kernels
+from .negatives import BLOCK_USERS, CandidateTable, check_sample_size, negatives_generator
+from ..seeds import generator
 
 __all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",
            "sampled_ranks", "evaluate", "rank_all", "mean_metrics", "check_sampled_ranks_size"]
@@ -258,10 +257,10 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
              candidates: str = "unseen", first_block: int = 0) -> Evaluation:
     """Exact ranks and the sampled ranks of every (m, repeat), scoring each user once.
 
-    For each draw block of :data:`~sampled_metrics.protocols.BLOCK_USERS` users the model's
+    For each draw block of :data:`~sampled_metrics.evaluation.negatives.BLOCK_USERS` users the model's
     scores are computed once; the exact rank uses the whole row, and for every sample size
     m in ``sample_sizes`` and repeat j < ``sample_sizes[m]`` the block's negatives are drawn
-    from ``protocols.negatives_generator(seed, m, j, block)`` and their scores gathered
+    from ``negatives.negatives_generator(seed, m, j, block)`` and their scores gathered
     from the same row. ``fixed_negatives`` (U x K, aligned with ``split.users``) instead
     gives one repeat at m = K (NCF's fixed negatives).
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from . import rank_kernels as kernels
-from .sampling import SAMPLING_LAWS
-from .seeds import generator
+from . import kernels
+from ..sampling import SAMPLING_LAWS
+from ..seeds import generator
 
 __all__ = ["BLOCK_USERS", "CandidateTable", "negatives_generator", "draw_negatives",
            "check_sample_size"]
@@ -136,7 +136,7 @@ class CandidateTable:
 
     def codes(self, scores: np.ndarray, keys: np.ndarray | None = None):
         """Each candidate's score (and tie key) against its held-out item's, one byte each
-        in table order (:func:`~sampled_metrics.rank_kernels.candidate_codes`).
+        in table order (:func:`~sampled_metrics.evaluation.kernels.candidate_codes`).
 
         Returns
         -------

@@ -11,7 +11,7 @@ item), s_i is the held-out item's score, and a ranking among a set S of candidat
 The exact ranking codes each candidate in one byte (:func:`candidate_codes`), so the m
 gathers of every sampled ranking read a row of c_i bytes that stays in cache. These
 functions only loop; the draws themselves (the uniforms) come from numpy Generators
-in :mod:`sampled_metrics.protocols`, so the compiled and the numpy paths consume the same
+in :mod:`sampled_metrics.evaluation.negatives`, so the compiled and the numpy paths consume the same
 streams. Each is compiled on first use and cached on disk (``NUMBA_CACHE_DIR`` moves the
 cache); none allocates more than its outputs and a scratch row.
 """
