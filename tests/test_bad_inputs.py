@@ -258,7 +258,7 @@ def test_cli_refuses_sizes_before_allocating(tmp_path, capsys, monkeypatch, argv
     import tracemalloc
 
     import sampled_metrics.estimators  # noqa: F401  (imports are not what is measured)
-    import sampled_metrics.planning  # noqa: F401
+    import sampled_metrics.corrections.planning  # noqa: F401
     _inputs(tmp_path)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SAMPLED_METRICS_MEMORY", str(1 << 30))

@@ -36,7 +36,8 @@ def test_bv_gamma_one_with_prior_is_posterior_mean():
 @pytest.mark.parametrize("law", LAWS)
 def test_chunked_and_direct_moments_agree(law, monkeypatch):
     import sampled_metrics.corrections as C
-    monkeypatch.setattr(C, "BLOCK_ENTRIES", 997)        # many small blocks and bands
+    from sampled_metrics.corrections import moments
+    monkeypatch.setattr(moments, "BLOCK_ENTRIES", 997)        # many small blocks and bands
     n, m = 3000, 60
     prior = np.random.default_rng(0).dirichlet(np.ones(n))
     a = rank_law_moments(["ap", "recall@10"], n, m, law, prior)
@@ -287,12 +288,12 @@ def test_mean_corrected_equals_gathered_mean():
     got = mean_corrected(V, idx, sampled)
     assert got.shape == (K, E, repeats)
     assert np.allclose(got, want, rtol=1e-13, atol=0)
-    import sampled_metrics.corrections as C
-    old, C.MEAN_BLOCK_CELLS = C.MEAN_BLOCK_CELLS, 150        # several blocks of repeats
+    from sampled_metrics.corrections import lookup
+    old, lookup.MEAN_BLOCK_CELLS = lookup.MEAN_BLOCK_CELLS, 150    # several blocks of repeats
     try:
         assert np.allclose(mean_corrected(V, idx, sampled), want, rtol=1e-13, atol=0)
     finally:
-        C.MEAN_BLOCK_CELLS = old
+        lookup.MEAN_BLOCK_CELLS = old
     with pytest.raises(ValueError, match="1..m\\+1"):
         mean_corrected(V, idx, sampled + 1)
     with pytest.raises(ValueError, match="n_index"):
@@ -314,9 +315,10 @@ def test_cls_does_not_depend_on_rounding_noise_of_the_moments(metric, monkeypatc
     # hypergeometric n = 2485, m = 100: without the tie-break, another block size (other
     # rounding of the moments) moved CLS of AP by 1.3e-5 at equal bias
     import sampled_metrics.corrections as C
+    from sampled_metrics.corrections import moments
     out = []
     for block in (2_000_000, 300_007):
-        monkeypatch.setattr(C, "BLOCK_ENTRIES", block)
+        monkeypatch.setattr(moments, "BLOCK_ENTRIES", block)
         C.clear_moment_cache()
         out.append(correction(metric, 2485, 100, "cls", sampling="hypergeometric"))
     C.clear_moment_cache()

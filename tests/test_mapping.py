@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import sampled_metrics as sm
-from sampled_metrics import mapping
-from sampled_metrics.mapping import mapping_correction, mapping_function
+from sampled_metrics.corrections import mapping
+from sampled_metrics.corrections.mapping import mapping_correction, mapping_function
 
 
 def test_docstring_examples():

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sampled_metrics.mn import mn_correction
+from sampled_metrics.corrections.mn import mn_correction
 
 
 def dense_mn(metric_weights, n, m, prior, users, sampling):

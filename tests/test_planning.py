@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from sampled_metrics.cli import main
-from sampled_metrics.planning import bias_at, required_sample_size
+from sampled_metrics.corrections.planning import bias_at, required_sample_size
 
 
 def test_bv_is_mean_unbiased_under_its_own_prior():

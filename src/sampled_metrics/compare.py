@@ -59,7 +59,7 @@ import pandas as pd
 from scipy import linalg
 
 from .checks import check_bootstrap_draws, check_integer
-from .corrections import correction_vectors, parse_correction
+from .corrections.vectors import correction_vectors, parse_correction
 from .estimators import estimate_from_histogram, mixture_matrix, sampled_rank_histogram
 from .metrics import parse_metric
 from .multipositive import DEFAULT_MAX_M, correct_positives
@@ -409,7 +409,7 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
 def _method_vectors(metric_list, labels, n, m, sampling, pis, users) -> dict:
     """{name: (K, E, m+1)} correction vectors of every correction-like method (MN per
     recommender, with its MES P^ as prior)."""
-    from .mn import mn_correction
+    from .corrections.mn import mn_correction
     corr = [x for x in labels if x != "mn"]
     fixed = None
     if corr:

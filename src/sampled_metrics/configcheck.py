@@ -265,7 +265,7 @@ def _metric(value) -> None:
 
 
 def _correction(value) -> None:
-    from .corrections import parse_correction
+    from .corrections.vectors import parse_correction
     if not isinstance(value, str):
         raise ValueError(f"expected a correction name, found {_short(value)}")
     parse_correction(value)

@@ -33,7 +33,8 @@ import numpy as np
 from scipy import linalg, special
 
 from .checks import check_allocation
-from .corrections import check_prior, parse_correction, rank_law_moments, solve_bv
+from .corrections.moments import check_prior, rank_law_moments
+from .corrections.vectors import parse_correction, solve_bv
 from .em_batch import em_rows, squarem_rows
 from .metrics import parse_metric
 from .parallel import map_items

@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .corrections import correction_label, parse_correction
+from .corrections.vectors import correction_label, parse_correction
 from .metrics import Metric, parse_metric
 from .positive_lookup import moment_terms
 from .sampling import SAMPLING_LAWS

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .corrections import GRID_CHECK_TOL, GRID_LEVELS, Interpolant, correction_lookup, \
-    grid_points
+from .corrections.lookup import (GRID_CHECK_TOL, GRID_LEVELS, Interpolant, correction_lookup,
+                                 grid_points)
 from .sampling import log_rank_pmf
 from .shifted import FIRST_ONLY, ShiftedMetric
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .corrections import correction_label
+from .corrections.vectors import correction_label
 from .metrics import parse_metrics
 from .multipositive import DEFAULT_MAX_M, PositiveTable, correct_positives
 from .resampling import bootstrap_means, percentile_interval

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .corrections import correction_vectors
+from .corrections.vectors import correction_vectors
 from .metrics import parse_metric
 from .sampling import (draw_sampled_ranks, expected_metric_matrix, log_grid,
                        sampled_metric_weights)

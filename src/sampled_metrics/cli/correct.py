@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..corrections import apply_correction, correction_label, correction_vectors, \
-    parse_correction
+from ..corrections.vectors import (apply_correction, correction_label, correction_vectors,
+                                   parse_correction)
 from ..metrics import METRIC_NAMES, parse_metrics
 from ..positives_csv import correct_long_csv, long_format
 from ..resampling import bootstrap_histograms, percentile_interval

@@ -9,7 +9,7 @@ import warnings
 
 from threadpoolctl import threadpool_limits
 
-from ..corrections import UnboundedCorrectionWarning
+from ..corrections.vectors import UnboundedCorrectionWarning
 from ..logs import cli_logging
 from . import bound, compare, correct, estimate, plan
 

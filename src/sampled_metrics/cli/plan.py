@@ -1,5 +1,5 @@
 """``sampled-metrics plan``: the smallest number of sampled items m whose analytic bias meets
-a target (see ``--help``; the method is :mod:`sampled_metrics.planning`)."""
+a target (see ``--help``; the method is :mod:`sampled_metrics.corrections.planning`)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
 def run(args) -> pd.DataFrame:
     """The table of ``plan``: one row per metric and correction."""
     # imported when the command runs: the planning module is not loaded at start-up
-    from ..planning import required_sample_size
+    from ..corrections.planning import required_sample_size
     check_nm(args.n, 1, args.sampling)
     prior = read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []

@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from ..adaptive import adaptive_mle, check_sizes, draw_adaptive
-from ..corrections import correction_vectors
+from ..corrections.vectors import correction_vectors
 from ..estimators import estimate_rank_distribution, metric_from_distribution
 from ..metrics import parse_metric
-from ..mn import mn_correction
+from ..corrections.mn import mn_correction
 from ..evaluation.rankfile import read_rank_file
 from ..sampling import draw_sampled_ranks
 from ..seeds import generator

@@ -15,7 +15,7 @@ import pandas as pd
 
 from .. import figures
 from ..atomic import atomic_output
-from ..corrections import correction_label
+from ..corrections.vectors import correction_label
 from ..estimators import estimate_batches, sampled_rank_histogram
 from ..logs import progress
 from ..metrics import parse_metric

@@ -26,8 +26,8 @@ import pandas as pd
 
 from .. import figures
 from ..compare import orders_like_exact
-from ..corrections import (correction_label, correction_lookup, correction_vectors,
-                           mean_corrected)
+from ..corrections.vectors import correction_label, correction_vectors
+from ..corrections.lookup import correction_lookup, mean_corrected
 from ..metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
 from ..evaluation.rankfile import read_rank_file

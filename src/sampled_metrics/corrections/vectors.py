@@ -1,0 +1,383 @@
+"""The correction vectors of one n: parse a method, solve it from the moments of the rank
+law (:mod:`sampled_metrics.corrections.moments`), apply it to sampled ranks, and its bias and
+variance. The methods, their equations and numerics: :mod:`sampled_metrics.corrections`.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import warnings
+
+import numpy as np
+from scipy import linalg
+from scipy.linalg import lapack
+
+from ..checks import check_ranks, check_vector
+from ..metrics import parse_metric
+from ..sampling import check_nm, sampled_metric_weights
+from .mapping import mapping_correction
+from .moments import RankLawMoments, check_prior, rank_law_moments
+
+__all__ = ["CORRECTIONS", "RCOND", "CLS_TIE", "UnboundedCorrectionWarning", "parse_correction",
+           "correction_label", "parse_methods", "needs_moments", "correction_array",
+           "correction", "correction_vectors", "apply_correction", "bias_variance",
+           "rank_estimate_ranks", "solve_bv", "solve_cls", "nnls_last_free"]
+
+log = logging.getLogger(__name__)
+
+CORRECTIONS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv", "mapping")
+_BV_RE = re.compile(r"^bv[_ -]?(\d*\.?\d+(?:e-?\d+)?)$")
+#: Relative eigenvalue cut-off of the pseudo-inverse used by ``minimal_bias``.
+RCOND = 1e-15
+#: Weight of the least-c-norm tie-break of CLS (see :func:`solve_cls`).
+CLS_TIE = 1e-10
+
+
+def parse_correction(method: str, gamma: float | None = None) -> tuple[str, float | None]:
+    """Normalise a method name: ``'bv_0.1'`` -> ('bv', 0.1); checks gamma in [0, 1].
+
+    Accepted names: sampled (alias none, uncorrected), rank_estimate, minimal_bias (alias mb),
+    cls, bv (with ``gamma``) or bv_<gamma>, mapping (Li et al.'s mapping of cut-offs).
+    """
+    if not isinstance(method, str):
+        raise ValueError(f"correction method must be a string, got {method!r}")
+    name = method.strip().lower()
+    if not _BV_RE.match(name):          # 'bv_1e-6' keeps its exponent's sign
+        name = name.replace("-", "_")
+    name = {"none": "sampled", "uncorrected": "sampled", "mb": "minimal_bias",
+            "rank": "rank_estimate"}.get(name, name)
+    match = _BV_RE.match(name)
+    if match:
+        if gamma is not None and float(match.group(1)) != gamma:
+            raise ValueError(f"method {method!r} conflicts with gamma={gamma}")
+        name, gamma = "bv", float(match.group(1))
+    if name not in CORRECTIONS:
+        raise ValueError(f"unknown correction method {method!r}; expected one of "
+                         f"sampled, rank_estimate, minimal_bias, cls, bv_<gamma>, mapping")
+    if name == "bv":
+        if gamma is None:
+            raise ValueError("method 'bv' needs gamma in [0, 1], e.g. 'bv_0.1'")
+        if isinstance(gamma, (bool, np.bool_)):
+            raise ValueError(f"gamma must be a number in [0, 1], got the boolean {gamma!r}")
+        gamma = float(gamma)
+        if not 0.0 <= gamma <= 1.0:
+            raise ValueError(f"gamma must lie in [0, 1], got {gamma}")
+    elif gamma is not None:
+        raise ValueError(f"gamma is only used by method 'bv', not {name!r}")
+    return name, gamma
+
+
+def correction_label(method: str, gamma: float | None = None) -> str:
+    """Canonical label of a method: ``sampled``, ``rank_estimate``, ``minimal_bias``, ``cls``
+    or ``bv_<gamma>`` (gamma formatted with %g), e.g. ``correction_label('BV', 0.1) == 'bv_0.1'``."""
+    name, g = parse_correction(method, gamma)
+    return name if name != "bv" else f"bv_{g:g}"
+
+
+def rank_estimate_ranks(n: int, m: int) -> np.ndarray:
+    """r^ = floor(1 + (n - 1)(r~ - 1)/m) for r~ = 1..m+1 (eq. 20, rounded down as in KDD'20)."""
+    s = np.arange(m + 1)
+    return 1 + ((n - 1) * s) // m
+
+
+def solve_bv(mom: RankLawMoments, k, gamma: float, eig=None) -> np.ndarray:
+    """((1 - gamma) A^T A + gamma diag(c))^{-1} A^T b (eq. 25) = D V ((1 - gamma) L +
+    gamma)^-1 V^T D A^T b with D G D = V L V^T (D = diag(c)^-1/2, see :func:`_scaled_eig`);
+    gamma = 0 is eq. 21, solved as :func:`_solve_minimal_bias` (A^T A alone is numerically
+    singular). ``k`` indexes the metrics: an int gives a vector, a slice or list an (m+1, K)
+    array."""
+    if gamma == 0:
+        return _solve_minimal_bias(mom, k, eig)
+    if eig is None:          # one system: a Cholesky solve, ~10x cheaper than eigh at large m
+        # (1 - gamma) G + gamma diag(c), built in place in LAPACK's (Fortran) order and
+        # factored there: one (m+1)^2 array instead of four (110 MB each at m = 3705)
+        H = np.multiply(mom.gram, 1.0 - gamma, order="F")
+        H[np.diag_indices_from(H)] += gamma * mom.c
+        try:        # cho_factor: scipy's solve(assume_a='pos') is ~6x slower here
+            return linalg.cho_solve(linalg.cho_factor(H, overwrite_a=True, check_finite=False),
+                                    mom.atb[:, k], check_finite=False)
+        except (linalg.LinAlgError, ValueError):
+            eig = _scaled_eig(mom)
+    return _spectral_solve(mom, k, eig, (1.0 - gamma) * eig[1] + gamma)
+
+
+def _scaled_eig(mom: RankLawMoments):
+    """Eigen-decomposition of D G D with D = diag(c)^(-1/2): returns (d, eigval, eigvec)."""
+    d = 1.0 / np.sqrt(np.where(mom.c > 0, mom.c, 1.0))
+    lam, V = linalg.eigh(d[:, None] * mom.gram * d[None, :], driver="evd")
+    return d, np.clip(lam, 0.0, None), V
+
+
+def _solve_minimal_bias(mom: RankLawMoments, k, eig=None) -> np.ndarray:
+    """Least-c-norm minimiser of eq. 21: D (D G D)^+ D A^T b (``k`` as in :func:`solve_bv`)."""
+    eig = eig or _scaled_eig(mom)
+    lam = eig[1]
+    return _spectral_solve(mom, k, eig, lam, keep=lam > RCOND * lam.max())
+
+
+def _spectral_solve(mom, k, eig, scale, keep=None) -> np.ndarray:
+    """D V[:, keep] diag(1/scale[keep]) V[:, keep]^T D A^T b[:, k]."""
+    d, _, V = eig
+    if keep is not None:
+        V, scale = V[:, keep], scale[keep]
+    rhs = mom.atb[:, k]
+    if rhs.ndim == 2:
+        d, scale = d[:, None], scale[:, None]
+    return d * (V @ ((V.T @ (d * rhs)) / scale))
+
+
+def solve_cls(mom: RankLawMoments, k: int, eig=None, system=None) -> np.ndarray:
+    """Eq. 21 subject to M^(s) >= M^(s+1), as non-negative least squares, with a tie-break.
+
+    A^T A is singular to machine precision, so the monotone minimisers of eq. 21 form a
+    numerically flat set: rounding noise of the moments (1e-15 relative, e.g. another block
+    size or BLAS thread count) moved the plain BVLS solution used before by up to 1e-5 for
+    AP or NDCG at some n (0.04 for AUC) at equal bias to 10 digits. As ``minimal_bias`` does
+    for eq. 21 alone, CLS picks the least-c-norm one: it minimises
+    bias^2 + CLS_TIE * sum_s c[s] M^(s)^2 (Hessian G + CLS_TIE diag(c); CLS_TIE = 1e-10,
+    relative to the largest eigenvalue, 1, of D G D), a strictly convex problem whose
+    solution moves by ~1e-10 under such noise and whose bias^2 equals the plain minimum to
+    ~10 digits (KKT residuals of eq. 21 ~1e-10 of A^T b).
+
+    With D G D = V L V^T (D = diag(c)^-1/2), the objective equals ||R T x - z||^2 + const
+    with R = (L + CLS_TIE)^1/2 V^T D^-1, z = (L + CLS_TIE)^-1/2 V^T D A^T b, M^ = T x,
+    x[s] = M^(s) - M^(s+1) >= 0 for s <= m, x[m+1] = M^(m+1) free and T upper-triangular
+    ones; :func:`nnls_last_free` solves it (R T has full rank). ``system`` is
+    :func:`_cls_system` of ``eig``, shared by the metrics.
+
+    AUC is affine in r and its sampled version is unbiased under both sampling laws
+    (E[r~ - 1 | r] = m (r - 1)/(n - 1)) and decreasing, so it attains the minimum 0 of eq. 21
+    and is feasible: it is the CLS solution (the unique one when the prior has at least
+    m + 1 support points, as the pmfs p(. | r) then span R^(m+1)), returned in closed form
+    (a numerical solution would sit up to ~1e-5 from it, set by rounding noise).
+    """
+    if parse_metric(mom.metrics[k]).kind == "auc":
+        return sampled_metric_weights("auc", mom.m)
+    eig = eig or _scaled_eig(mom)
+    d, _, V = eig
+    RT, sl = system or _cls_system(eig)
+    x = nnls_last_free(RT, (V.T @ (d * mom.atb[:, k])) / sl)
+    return np.cumsum(x[::-1])[::-1]  # M^(s) = sum_{j >= s} x[j]
+
+
+def _cls_system(eig) -> tuple[np.ndarray, np.ndarray]:
+    """(R T, (L + CLS_TIE)^1/2) of :func:`solve_cls` for the decomposition ``eig``."""
+    d, lam, V = eig
+    sl = np.sqrt(lam + CLS_TIE)
+    return np.cumsum((sl[:, None] * V.T) / d[None, :], axis=1), sl  # R @ T: T[i, j] = 1, i <= j
+
+
+def nnls_last_free(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """min ||A x - b|| subject to x[:-1] >= 0 (x[-1] free), by Lawson and Hanson's active-set
+    algorithm (the last variable is always in the passive set).
+
+    Requires A of full column rank (CLS's tie-break ensures it). Stops when no coordinate at
+    its bound has a descent gradient above tol = 10 eps max(shape) ||A||_1 ||b||, as the
+    classic implementation does. Deterministic and independent of the SciPy version.
+    """
+    rows, size = A.shape
+    tol = 10 * np.finfo(float).eps * max(rows, size) * np.linalg.norm(A, 1) * np.linalg.norm(b)
+    passive = np.zeros(size, dtype=bool)
+    passive[-1] = True
+    bounded = np.ones(size, dtype=bool)
+    bounded[-1] = False
+
+    def least_squares(mask):        # QR (LAPACK dgels): A[:, mask] has full column rank
+        out = np.zeros(size)
+        cols = A[:, mask]
+        _, sol, info = lapack.dgels(cols, b)
+        out[mask] = sol[:cols.shape[1]] if info == 0 else linalg.lstsq(cols, b)[0]
+        return out
+
+    x = least_squares(passive)
+    for _ in range(3 * size):
+        w = A.T @ (b - A @ x)
+        w[passive] = -np.inf
+        while True:                     # the largest descent gradient that can enter
+            j = int(np.argmax(w))
+            if w[j] <= tol:
+                return x
+            passive[j] = True
+            s = least_squares(passive)
+            if s[j] > 0:
+                break
+            passive[j] = False          # rounding: it cannot enter after all
+            w[j] = -np.inf
+        while True:                     # step back until the passive set is feasible
+            neg = passive & bounded & (s <= 0)
+            if not neg.any():
+                x = s
+                break
+            gap = x[neg] - s[neg]
+            ratio = np.divide(x[neg], gap, out=np.zeros_like(gap), where=gap > 0)
+            first = np.flatnonzero(neg)[np.argmin(ratio)]
+            x = x + ratio.min() * (s - x)
+            x[first] = 0.0              # exactly at its bound despite rounding
+            drop = passive & bounded & (x <= 0)
+            passive &= ~drop
+            x[drop] = 0.0
+            s = least_squares(passive)
+    log.warning("CLS active set did not converge in %d iterations", 3 * size)
+    return x
+
+
+class UnboundedCorrectionWarning(UserWarning):
+    """A minimal-bias vector (eq. 21 without regularisation) leaves the metric's range."""
+
+
+def _check_range(metric_list, n: int, m: int, vectors) -> None:
+    """Warn (:class:`UnboundedCorrectionWarning`, one line with the condition) where a
+    minimal-bias vector M^ has an entry outside [min_r M(r), max_r M(r)], r = 1..n.
+
+    Eq. 21 alone is the paper's unregularised limit (gamma -> 0 of eq. 24): A^T A is
+    numerically singular for m beyond a few dozen, and the least-norm minimiser can take
+    values of any size (at n = 1,682, m = 100, Recall@10's reaches 3e5), so a mean of such
+    values says nothing. ``cls`` and ``bv_<gamma>`` are the bounded alternatives.
+    """
+    for metric, vector in zip(metric_list, vectors):
+        ends = metric(np.array([1, n]), n)           # every metric is monotone in r
+        lo, hi = float(ends.min()), float(ends.max())
+        slack = 1e-6 * (hi - lo)                    # rounding of a well-posed solve
+        if vector.min() < lo - slack or vector.max() > hi + slack:
+            warnings.warn(
+                f"minimal_bias for {metric.name} at n = {n}, m = {m} ranges from "
+                f"{vector.min():.3g} to {vector.max():.3g}, outside the metric's range "
+                f"[{lo:g}, {hi:g}]: eq. 21 without regularisation is ill-posed here; use cls "
+                f"or bv_<gamma>", UnboundedCorrectionWarning, stacklevel=4)
+
+
+def parse_methods(methods) -> list:
+    """[(name, gamma)] of each method (a name, or a (name, gamma) tuple; :func:`parse_correction`)."""
+    return [parse_correction(*x) if isinstance(x, tuple) else parse_correction(x) for x in methods]
+
+
+def needs_moments(parsed) -> bool:
+    """Whether any parsed method is solved from the moments (minimal bias, CLS, BV)."""
+    return any(name in ("minimal_bias", "cls", "bv") for name, _ in parsed)
+
+
+def correction_array(metric_list, n: int, m: int, parsed, mom,
+                     sampling: str = "binomial") -> np.ndarray:
+    """Correction vectors from the moments ``mom`` for n: array (K, E, m+1), [k, e] = M^ of
+    metric k and method e (``parsed`` from :func:`parse_correction`)."""
+    out = np.empty((len(metric_list), len(parsed), m + 1))
+    # one eigen-decomposition serves CLS, minimal bias and several BV; a single BV is solved
+    # directly
+    shared = sum(name in ("cls", "minimal_bias", "bv") for name, _ in parsed)
+    eig = _scaled_eig(mom) if needs_moments(parsed) and (
+        shared > 1 or any(name in ("cls", "minimal_bias") for name, _ in parsed)) else None
+    for e, (name, gamma) in enumerate(parsed):
+        if name in ("minimal_bias", "bv"):
+            out[:, e] = solve_bv(mom, slice(None), gamma or 0.0, eig).T
+        if name == "minimal_bias" or (name == "bv" and not gamma):
+            _check_range(metric_list, n, m, out[:, e])
+    system = _cls_system(eig) if any(name == "cls" for name, _ in parsed) else None
+    for k, metric in enumerate(metric_list):
+        for e, (name, gamma) in enumerate(parsed):
+            if name == "sampled":
+                out[k, e] = sampled_metric_weights(metric, m)
+            elif name == "rank_estimate":
+                out[k, e] = metric(rank_estimate_ranks(n, m), n)
+            elif name == "cls":
+                out[k, e] = solve_cls(mom, k, eig, system)
+            elif name == "mapping":
+                out[k, e] = mapping_correction(metric, n, m, sampling)
+    return out
+
+
+def correction(metric, n: int, m: int, method: str, gamma: float | None = None,
+               sampling: str = "binomial", prior=None) -> np.ndarray:
+    """The correction vector M^ for one metric (KDD'20 Sec. 5).
+
+    Parameters
+    ----------
+    metric : str or Metric
+        E.g. ``'recall@10'``, ``'ndcg@10'``, ``'ap'``, ``'auc'``.
+    n : int
+        Number of items the true rank is taken among.
+    m : int
+        Number of sampled irrelevant items (1 <= m < n).
+    method : {'sampled', 'rank_estimate', 'minimal_bias', 'cls', 'bv', 'bv_<gamma>'}
+    gamma : float in [0, 1], optional
+        Weight of the variance in BV (eq. 24).
+    sampling : {'binomial', 'hypergeometric'}
+        With replacement (KDD'20's analysis) or without.
+    prior : array of length n, optional
+        Prior p(r) on true ranks (uniform by default, as in KDD'20's experiments).
+
+    Returns
+    -------
+    ndarray of length m + 1; entry ``s - 1`` is M^(s).
+
+    Examples
+    --------
+    >>> v = correction("recall@10", n=3706, m=100, method="rank_estimate")
+    >>> v[:3], v.size
+    (array([1., 0., 0.]), 101)
+    """
+    return correction_vectors([metric], n, m, [method if gamma is None else (method, gamma)],
+                              sampling, prior)[(parse_metric(metric).name,
+                                                correction_label(method, gamma))]
+
+
+def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomial",
+                       prior=None, narrow_blocks: bool = False) -> dict:
+    """Correction vectors for several metrics and methods sharing one pass over ranks.
+
+    ``methods`` items are names (``'cls'``, ``'bv_0.1'``) or (name, gamma) tuples.
+    Returns a dict {(metric name, method label): M^}; labels are ``sampled``,
+    ``rank_estimate``, ``minimal_bias``, ``cls``, ``bv_<gamma>`` (gamma formatted with %g).
+    ``narrow_blocks``: the moments' pass in narrow blocks, not cached (see
+    :func:`rank_law_moments`).
+
+    Examples
+    --------
+    >>> sorted(correction_vectors(["recall@10", "ndcg@10"], 3706, 100, ["sampled", "cls"]))
+    [('ndcg@10', 'cls'), ('ndcg@10', 'sampled'), ('recall@10', 'cls'), ('recall@10', 'sampled')]
+    """
+    n, m = check_nm(n, m, sampling)
+    metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
+    parsed = parse_methods(methods)
+    prior = check_prior(prior, n)
+    mom = (rank_law_moments(metric_list, n, m, sampling, prior, narrow_blocks=narrow_blocks)
+           if needs_moments(parsed) else None)
+    arr = correction_array(metric_list, n, m, parsed, mom, sampling)
+    return {(metric.name, correction_label(name, gamma)): arr[k, e]
+            for k, metric in enumerate(metric_list) for e, (name, gamma) in enumerate(parsed)}
+
+
+def apply_correction(correction_vector, sampled_ranks) -> np.ndarray:
+    """M^(r~) for an array of sampled ranks r~ in 1..m+1 (``correction_vector[r~ - 1]``).
+
+    Examples
+    --------
+    >>> apply_correction(correction("ndcg@10", 3706, 100, "bv_0.1"), [1, 2, 101]).round(4)
+    array([ 0.2616, -0.1442,  0.    ])
+    """
+    v = check_vector("correction vector", correction_vector)
+    s = check_ranks("sampled ranks", sampled_ranks, 1, v.size, hi_name="m+1")
+    return v[s - 1]
+
+
+def bias_variance(correction_vector, metric, n: int, m: int, sampling: str = "binomial",
+                  prior=None) -> tuple[float, float]:
+    """The two terms of eq. 24 for a correction M^.
+
+    Returns
+    -------
+    bias2 : float
+        sum_r p(r) (E[M^(r~)|r] - M(r))^2 = M^T G M^ - 2 M^T A^T b + b^T b
+    variance : float
+        sum_r p(r) Var[M^(r~)|r] = sum_s c[s] M^(s)^2 - M^T G M^
+
+    Examples
+    --------
+    >>> bias2, var = bias_variance(correction("ndcg@10", 3706, 100, "bv_0.1"), "ndcg@10", 3706, 100)
+    >>> round(bias2, 8), round(var, 8)
+    (0.00032402, 0.00069829)
+    """
+    mom = rank_law_moments([metric], n, m, sampling, prior)
+    v = np.asarray(correction_vector, dtype=np.float64)
+    quad = v @ mom.gram @ v
+    bias2 = quad - 2 * v @ mom.atb[:, 0] + mom.btb[0]
+    return float(max(bias2, 0.0)), float(max(mom.c @ v ** 2 - quad, 0.0))
