@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from sampled_metrics.adaptive import adaptive_law, adaptive_mle, draw_adaptive
+from sampled_metrics.estimators.adaptive import adaptive_law, adaptive_mle, draw_adaptive
 from sampled_metrics.estimators import metric_from_distribution
 from sampled_metrics.metrics import parse_metric
 

@@ -432,7 +432,7 @@ def test_batched_squarem_equals_one_row_at_a_time(weighted):
     the flat ridge of L (see mle), so each row must: converge, reach a log-likelihood within
     1e-5 of the one-row solver's and not below plain EM's, and give Recall@10 within 2e-3 of
     it (the std over repeats is ~0.015)."""
-    from sampled_metrics.em_batch import squarem_rows
+    from sampled_metrics.estimators.em import squarem_rows
     from sampled_metrics.estimators import (MLE_TOL, SQUAREM_STEP_FACTOR, mle_problem,
                                             mle_rows)
     n, m, law = 3706, 99, "hypergeometric"

@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 from .sampling import (draw_sampled_ranks, expected_metric_matrix, expected_sampled_metric,
                        rank_pmf)
 from .corrections.vectors import apply_correction, bias_variance, correction, correction_vectors
-from .estimators import estimate_rank_distribution, metric_from_distribution
+from .estimators.dispatch import estimate_rank_distribution, metric_from_distribution
 from .multipositive import correct_multi_positive, multi_positive_metric
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
@@ -35,7 +35,7 @@ __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_we
 # Is A better than B (paired, bias-aware), Li et al.'s MN correction and adaptive sampling
 from .compare import compare_ranks
 from .corrections.mn import mn_correction
-from .adaptive import adaptive_mle, draw_adaptive
+from .estimators.adaptive import adaptive_mle, draw_adaptive
 
 __all__ += ["compare_ranks", "mn_correction", "adaptive_mle", "draw_adaptive"]
 

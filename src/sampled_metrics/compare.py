@@ -60,7 +60,8 @@ from scipy import linalg
 
 from .checks import check_bootstrap_draws, check_integer
 from .corrections.vectors import correction_vectors, parse_correction
-from .estimators import estimate_from_histogram, mixture_matrix, sampled_rank_histogram
+from .estimators.dispatch import estimate_from_histogram
+from .estimators.histogram import mixture_matrix, sampled_rank_histogram
 from .metrics import parse_metric
 from .multipositive import DEFAULT_MAX_M, correct_positives
 from .resampling import percentile_interval, resampled_counts, resampled_users

@@ -408,7 +408,7 @@ def _check_jin(config) -> None:
     if not config.get("study"):
         raise ConfigError("config key jin.enabled: Jin's tables reuse the study's datasets, "
                           "split and negatives, but there is no 'study' section")
-    from .estimators import parse_estimator
+    from .estimators.dispatch import parse_estimator
     _recommender_refs(config, ("jin", "recommenders"))
     _recommender_refs(config, ("jin", "figure3", "recommender"))
     if "figure1" in jin:

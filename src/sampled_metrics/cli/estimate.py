@@ -46,7 +46,7 @@ def add_parser(sub) -> None:
 def run(args) -> pd.DataFrame:
     """The table of ``estimate``: one row per metric and estimator."""
     # imported when the command runs: parsing and the other commands do not need it
-    from ..estimators import check_law_matrix_size, sampled_rank_histogram
+    from ..estimators.histogram import check_law_matrix_size, sampled_rank_histogram
     n, m, sampling = resolve_inputs(args)
     check_bootstrap(args)
     processes = check_processes(args.processes)
@@ -79,7 +79,7 @@ def run(args) -> pd.DataFrame:
 def _estimator_options(name: str, args) -> dict:
     """The options of estimator ``name`` given on the command line (validated)."""
     # imported when the command runs: parsing and the other commands do not need it
-    from ..estimators import parse_estimator
+    from ..estimators.dispatch import parse_estimator
     options = {}
     if name == "mes" and args.eta is not None:
         options = {"eta": args.eta}
@@ -95,9 +95,9 @@ def _estimate(name: str, hists: np.ndarray, n: int, m: int, sampling: str, optio
     at a time in this process (the point estimate, as :func:`estimate_from_histogram`);
     else the bootstrap's many histograms batched (:func:`estimate_batches`: MLE and WMLE
     iterate a batch together, so a draw's estimate equals the one-at-a-time estimate up to
-    the rounding of the shared matrix products, see :mod:`sampled_metrics.em_batch`)."""
+    the rounding of the shared matrix products, see :mod:`sampled_metrics.estimators.em`)."""
     # imported when the command runs: parsing and the other commands do not need it
-    from ..estimators import estimate_batches, estimate_from_histogram
+    from ..estimators.dispatch import estimate_batches, estimate_from_histogram
     if processes is None:
         return np.stack([estimate_from_histogram(h, n, m, name, sampling, **options)
                          for h in hists])

@@ -1,7 +1,7 @@
 """Adaptive sampling and MN against KDD'20's and Jin et al.'s methods at equal budget.
 
 For each recommender of a study with exact ranks (the workflow's rank files) and each repeat:
-adaptive sampling (:mod:`sampled_metrics.adaptive`, cumulative sizes ``sizes``) is drawn for
+adaptive sampling (:mod:`sampled_metrics.estimators.adaptive`, cumulative sizes ``sizes``) is drawn for
 every user from the exact law given its exact rank among its n_u candidates (without
 replacement, as the study's negatives) and estimated by EM over the per-user sizes; its
 average number of sampled items per user is the budget. A fixed-size evaluation with m =
@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..adaptive import adaptive_mle, check_sizes, draw_adaptive
+from ..estimators.adaptive import adaptive_mle, check_sizes, draw_adaptive
 from ..corrections.vectors import correction_vectors
-from ..estimators import estimate_rank_distribution, metric_from_distribution
+from ..estimators.dispatch import estimate_rank_distribution, metric_from_distribution
 from ..metrics import parse_metric
 from ..corrections.mn import mn_correction
 from ..evaluation.rankfile import read_rank_file

@@ -16,7 +16,8 @@ import pandas as pd
 from .. import figures
 from ..atomic import atomic_output
 from ..corrections.vectors import correction_label
-from ..estimators import estimate_batches, sampled_rank_histogram
+from ..estimators.dispatch import estimate_batches
+from ..estimators.histogram import sampled_rank_histogram
 from ..logs import progress
 from ..metrics import parse_metric
 from ..evaluation.rankfile import read_rank_file

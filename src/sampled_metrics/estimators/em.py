@@ -1,6 +1,6 @@
 """The EM and SQUAREM iterations of the (weighted) MLE of P(r), on J histograms at once: the one
 implementation behind :func:`~sampled_metrics.estimators.mle` (J = 1),
-:func:`~sampled_metrics.estimators.mle_rows` and :func:`~sampled_metrics.adaptive.adaptive_mle`.
+:func:`~sampled_metrics.estimators.mle_rows` and :func:`~sampled_metrics.estimators.adaptive.adaptive_mle`.
 
 Each row j is the problem of :func:`~sampled_metrics.estimators.mle` for its histogram h_j,
 with its own SQUAREM steps, safeguard and step bound, and its own stopping rule; the rows

@@ -1,0 +1,192 @@
+"""One entry to every estimator by name (``mle``, ``wmle``, ``mes``, ``bv``, with options):
+parse it, estimate P(r) from sampled ranks or from histograms (one, many, or batches spread
+over processes), and read a metric off the estimate.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..corrections.vectors import parse_correction
+from ..metrics import parse_metric
+from ..parallel import map_items
+from ..sampling import check_nm
+from .bv import bv_distribution
+from .entropy import mes
+from .histogram import sampled_rank_histogram
+from .likelihood import mle, mle_rows, wmle, wmle_reading, wmle_weights
+
+__all__ = ["ESTIMATORS", "BATCH_HISTOGRAMS", "parse_estimator", "estimate_rank_distribution",
+           "estimate_from_histogram", "estimate_many", "estimate_batches",
+           "metric_from_distribution"]
+
+ESTIMATORS = ("mle", "wmle", "mes", "bv")
+
+
+#: Histograms estimated together by :func:`estimate_batches`; fixed, so that each estimate
+#: does not depend on the number of processes.
+BATCH_HISTOGRAMS = 50
+
+
+def estimate_many(hists, n: int, m: int, method: str, sampling: str = "binomial",
+                  **options) -> np.ndarray:
+    """:func:`estimate_from_histogram` of each histogram (rows of ``hists``): (J, n).
+
+    MLE and WMLE from the uniform start iterate all rows together (:func:`mle_rows`), the
+    others run one histogram at a time.
+    """
+    name, opts = parse_estimator(method, **options)
+    hists = list(hists)
+    if name in ("mle", "wmle") and opts.get("init") is None:
+        opts.pop("init", None)
+        weights, reading = None, None
+        if name == "wmle":
+            reading = opts.get("reading", "printed")
+            weights = wmle_weights(**{key: opts.pop(key) for key in ("weight", "C", "reading")
+                                       if key in opts})
+        pi = mle_rows(hists, n, m, sampling, weights=weights, **opts)
+        return wmle_reading(pi, weights, reading, n, m, sampling) if weights is not None else pi
+    return np.stack([estimate_from_histogram(h, n, m, method, sampling, **options)
+                     for h in hists]) if hists else np.zeros((0, int(n)))
+
+
+def estimate_batches(hists, n: int, m: int, method: str, sampling: str = "binomial", *,
+                     processes: int = 1, **options) -> np.ndarray:
+    """:func:`estimate_many` on fixed batches of ``BATCH_HISTOGRAMS`` histograms, spread over
+    worker processes: (J, n).
+
+    The batches do not depend on ``processes``, and BLAS runs single-threaded in the workers
+    and in this process alike (:func:`~sampled_metrics.parallel.map_items`), so the result
+    is the same whatever the number of processes. The workflow's Jin et al. repeats and the
+    command line's bootstrap both estimate their many histograms so.
+
+    Parameters
+    ----------
+    hists : sequence of histograms of length m + 1
+    n, m : int
+    method : str
+        As for :func:`estimate_from_histogram`.
+    sampling : {'binomial', 'hypergeometric'}
+    processes : int
+        Worker processes (1: this process).
+    **options
+        The estimator's options.
+    """
+    hists = list(hists)
+    if not hists:
+        return np.zeros((0, int(n)))
+    batches = [hists[lo:lo + BATCH_HISTOGRAMS] for lo in range(0, len(hists), BATCH_HISTOGRAMS)]
+    return np.concatenate(map_items(_estimate_batch, batches, n, m, method, sampling, options,
+                                    processes=processes))
+
+
+def _estimate_batch(hists, n, m, method, sampling, options) -> np.ndarray:
+    return estimate_many(hists, n, m, method, sampling, **options)
+
+
+_OPTIONS = {"mle": ("max_iter", "tol", "init", "solver", "epochs"),
+            "wmle": ("weight", "C", "reading", "max_iter", "tol", "init", "solver", "epochs"),
+            "mes": ("eta", "eta_scaling", "max_iter", "tol"), "bv": ("gamma", "prior")}
+
+
+def estimate_rank_distribution(sampled_ranks, n: int, m: int, method: str,
+                               sampling: str = "binomial", **options) -> np.ndarray:
+    """Estimate P(r), r = 1..n, from sampled ranks r~ in 1..m+1 (Jin et al.); see
+    :func:`estimate_from_histogram` for the methods and options.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sampled_metrics.sampling import draw_sampled_ranks
+    >>> sampled = draw_sampled_ranks(np.arange(1, 1001), n=1000, m=99, rng=1)
+    >>> p = estimate_rank_distribution(sampled, n=1000, m=99, method="mle")
+    >>> p.shape, round(float(p.sum()), 6)
+    ((1000,), 1.0)
+    """
+    n, m = check_nm(n, m, sampling)
+    return estimate_from_histogram(sampled_rank_histogram(sampled_ranks, m), n, m, method,
+                                   sampling, **options)
+
+
+def parse_estimator(method: str, **options) -> tuple[str, dict]:
+    """Validate a P(R) estimation method and its options: ('mle' | 'wmle' | 'mes' | 'bv',
+    options), with ``bv_<gamma>`` turned into ('bv', {'gamma': gamma, ...}). A label after a
+    dash names a variant (``mle-e100``, ``wmle-detilt``: the method before the dash, with
+    the options given for that label). One-line ValueError for an unknown method or
+    option, or bv without gamma."""
+    name = method.strip().lower() if isinstance(method, str) else method
+    if isinstance(name, str) and "-" in name:
+        name, label = name.split("-", 1)
+        if not re.fullmatch(r"[a-z0-9_.]+", label):
+            raise ValueError(f"estimator variant {method!r}: the label after '-' must be "
+                             f"lower-case letters, digits, '_' or '.'")
+    if isinstance(name, str) and name.startswith("bv_"):
+        options = {**options, "gamma": parse_correction(name, options.get("gamma"))[1]}
+        name = "bv"
+    if name not in _OPTIONS:
+        raise ValueError(f"unknown estimation method {method!r}; expected one of "
+                         f"{', '.join(ESTIMATORS)}")
+    unknown = sorted(set(options) - set(_OPTIONS[name]))
+    if unknown:
+        raise ValueError(f"method {name!r} takes no option(s) {', '.join(unknown)}; allowed: "
+                         f"{', '.join(_OPTIONS[name])}")
+    if "epochs" in options and options["epochs"] is not None:
+        clash = sorted({"max_iter", "tol"} & set(options))
+        if clash or options.get("solver", "em") != "em":
+            raise ValueError(f"method {name!r}: epochs (a fixed EM schedule) excludes "
+                             f"{', '.join(clash) or 'solver ' + repr(options['solver'])}")
+    if name == "bv" and "gamma" not in options:
+        raise ValueError("method 'bv' needs gamma, e.g. gamma=0.1 or method='bv_0.1'")
+    return name, dict(options)
+
+
+def estimate_from_histogram(hist, n: int, m: int, method: str, sampling: str = "binomial",
+                            **options) -> np.ndarray:
+    """Estimate P(r), r = 1..n, from the histogram P~(r~) of sampled ranks (Jin et al.).
+
+    Parameters
+    ----------
+    hist : array_like of length m + 1 (counts or frequencies)
+    n, m : int
+    method : {'mle', 'wmle', 'mes', 'bv'} (or 'bv_<gamma>')
+    sampling : {'binomial', 'hypergeometric'}
+    **options
+        mle: ``max_iter``, ``tol``, ``init``, ``solver``, ``epochs`` (see :func:`mle`);
+        wmle: also ``weight`` ('ndcg' default, 'ap', 'none'), ``C`` (10) and ``reading``
+        ('printed' default, 'zero_based', 'detilt') (see :func:`wmle`);
+        mes: ``eta`` (0.001), ``eta_scaling`` ('fixed'; 'bins': eta / (m + 1)), ``max_iter``,
+        ``tol``; bv: ``gamma`` (required), ``prior``.
+        Any other option raises ValueError.
+
+    Returns
+    -------
+    ndarray of length n: P^(r) at index r - 1.
+    """
+    name, options = parse_estimator(method, **options)
+    n, m = check_nm(n, m, sampling)
+    if name == "bv":
+        return bv_distribution(hist, n, m, sampling=sampling, **options)
+    if name == "mes":
+        return mes(hist, n, m, sampling, **options)[0]
+    if name == "wmle":
+        return wmle(hist, n, m, sampling, **options)[0]
+    return mle(hist, n, m, sampling, **options)[0]
+
+
+def metric_from_distribution(metric, p) -> float:
+    """metric = sum_{r=1}^{n} p(r) M(r) with n = len(p) (Jin et al. eq. 13-14).
+
+    Works for every metric of :mod:`sampled_metrics.metrics` (truncated ``@K`` or not; AUC
+    uses n = len(p)). ``p`` need not be normalised or non-negative (BV estimates).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(metric_from_distribution("recall@10", np.full(1000, 1e-3)), 4)   # uniform P(R)
+    0.01
+    """
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1 or p.size == 0 or not np.all(np.isfinite(p)):
+        raise ValueError("a rank distribution must be a non-empty finite 1-D vector")
+    return float(p @ parse_metric(metric).weights(p.size))
