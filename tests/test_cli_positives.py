@@ -8,7 +8,7 @@ import pytest
 
 from sampled_metrics.cli import main
 from sampled_metrics.multipositive import correct_multi_positive
-from sampled_metrics.weighted import weighted_corrected_metric, weighted_rank_estimate
+from sampled_metrics.multipositive.weighted import weighted_corrected_metric, weighted_rank_estimate
 
 
 def _run(argv):
@@ -93,7 +93,7 @@ def test_bad_csv(tmp_path, capsys, content, extra, message):
 
 def test_user_ids_are_labels_read_exactly(tmp_path):
     """Ids are text: tokens work, and two ids a float would merge stay two users."""
-    from sampled_metrics.positives_csv import read_positions
+    from sampled_metrics.multipositive.longformat import read_positions
     path = tmp_path / "pos.csv"
     path.write_text("user,position,n_nonrelevant,n_negatives\n"
                     "9007199254740992,1,50,10\n9007199254740993,2,50,10\nu7,3,50,10\n")

@@ -101,7 +101,7 @@ def test_long_format_with_one_positive_equals_compare_ranks(tmp_path):
     """One positive per user, the same n = N + 1 and m = M for all: the long-format path
     gives compare_ranks' values, differences and bootstrap intervals (same resampled users)."""
     from sampled_metrics.compare import compare_positives, compare_ranks
-    from sampled_metrics.positives_csv import read_positions
+    from sampled_metrics.multipositive.longformat import read_positions
     rng = np.random.default_rng(3)
     users = 400
     ra = draw_sampled_ranks(np.minimum(1 + rng.geometric(0.05, users), N), N, M, rng=rng)

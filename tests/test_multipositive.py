@@ -7,7 +7,7 @@ from sampled_metrics import correct_multi_positive, multi_positive_metric
 from sampled_metrics.corrections import apply_correction, correction
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.multipositive import ShiftedMetric
-from sampled_metrics.protocol_laws import negatives_above_pmf
+from sampled_metrics.multipositive.laws import negatives_above_pmf
 from sampled_metrics.sampling import expected_sampled_metric
 
 METRICS = ["recall@10", "ndcg@10", "ap", "ap@5", "auc", "precision@3", "ndcg", "hit@10",
@@ -156,7 +156,7 @@ def test_vector_table_grid_matches_exact_lookup():
     """Many distinct n: the interpolated vectors (VectorTable's grid) agree with the exact
     per-n vectors within the lookup's tolerance 1e-6."""
     from sampled_metrics.corrections import LOOKUP_TOL, correction_lookup, parse_correction
-    from sampled_metrics.positive_lookup import VectorTable
+    from sampled_metrics.multipositive.lookup import VectorTable
     metrics = [ShiftedMetric("ndcg", 10, a) for a in (0, 3)] + [ShiftedMetric("auc")]
     parsed = [parse_correction("cls"), parse_correction("bv_0.1")]
     n_values = np.unique(np.geomspace(300, 3000, 80).astype(int))

@@ -4,7 +4,7 @@ import pytest
 
 from sampled_metrics import weighted_corrected_metric, weighted_rank_estimate
 from sampled_metrics.metrics import parse_metric
-from sampled_metrics.weighted import weighted_rank_variance
+from sampled_metrics.multipositive.weighted import weighted_rank_variance
 
 
 def _popularity_draws(rng, N, alpha, above_items, M, repeats):

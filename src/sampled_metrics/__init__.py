@@ -22,8 +22,8 @@ from .sampling import (draw_sampled_ranks, expected_metric_matrix, expected_samp
                        rank_pmf)
 from .corrections.vectors import apply_correction, bias_variance, correction, correction_vectors
 from .estimators.dispatch import estimate_rank_distribution, metric_from_distribution
-from .multipositive import correct_multi_positive, multi_positive_metric
-from .weighted import weighted_corrected_metric, weighted_rank_estimate
+from .multipositive.positives import correct_multi_positive, multi_positive_metric
+from .multipositive.weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
            "metric_of_sets", "rank_pmf", "expected_sampled_metric", "expected_metric_matrix",

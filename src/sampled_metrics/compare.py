@@ -63,7 +63,7 @@ from .corrections.vectors import correction_vectors, parse_correction
 from .estimators.dispatch import estimate_from_histogram
 from .estimators.histogram import mixture_matrix, sampled_rank_histogram
 from .metrics import parse_metric
-from .multipositive import DEFAULT_MAX_M, correct_positives
+from .multipositive.positives import DEFAULT_MAX_M, correct_positives
 from .resampling import percentile_interval, resampled_counts, resampled_users
 from .sampling import check_nm
 from .seeds import generator

@@ -9,7 +9,7 @@ import pandas as pd
 from ..compare import agreement_summary, check_interval_draws, compare_positives, compare_ranks, \
     compare_repeats
 from ..metrics import METRIC_NAMES
-from ..positives_csv import long_format, read_positions
+from ..multipositive.longformat import long_format, read_positions
 from ..evaluation.rankfile import read_rank_file
 from ..sampling import SAMPLING_LAWS, check_nm
 from .inputs import file_m, read_sampled_ranks, split_names

@@ -8,7 +8,7 @@ import pandas as pd
 from ..corrections.vectors import (apply_correction, correction_label, correction_vectors,
                                    parse_correction)
 from ..metrics import METRIC_NAMES, parse_metrics
-from ..positives_csv import correct_long_csv, long_format
+from ..multipositive.longformat import correct_long_csv, long_format
 from ..resampling import bootstrap_histograms, percentile_interval
 from .inputs import add_input_options, check_bootstrap, read_sampled_ranks, resolve_inputs, \
     split_names
@@ -81,7 +81,7 @@ def run(args) -> pd.DataFrame:
 
 
 def _correct_long(args) -> pd.DataFrame:
-    """``correct`` on a long-format CSV of several positives per user (positives_csv)."""
+    """``correct`` on a long-format CSV of several positives per user (multipositive.longformat)."""
     for option in ("n", "m", "repeat"):
         if getattr(args, option) is not None:
             raise ValueError(f"--{option} does not apply to a long-format CSV ({args.ranks} "

@@ -36,7 +36,7 @@ w_j = (c_j / C)^alpha (c_j: item j's interactions in the training, validation an
 sets, C their total; alpha = RecBole's ``alpha``), rejecting used items. The positions of
 popularity-sampled negatives do not identify the full rank; the capture records every
 draw (with its multiplicity) and whether it is ranked above the positive, and corrects
-with the Horvitz-Thompson rank estimate of :mod:`sampled_metrics.weighted` (corrections
+with the Horvitz-Thompson rank estimate of :mod:`sampled_metrics.multipositive.weighted` (corrections
 ``sampled`` and ``weighted_rank_estimate``).
 
 Ties. RecBole orders a user's list with ``torch.topk`` on the score matrix; the capture
@@ -52,8 +52,9 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import parse_metrics
-from ..multipositive import DEFAULT_MAX_M, multi_positive_metric
-from ..positives_csv import DRAW_COLUMNS, POSITION_COLUMNS, read_positions, summarise_long
+from ..multipositive.positives import DEFAULT_MAX_M, multi_positive_metric
+from ..multipositive.longformat import (DRAW_COLUMNS, POSITION_COLUMNS, read_positions,
+                                        summarise_long)
 from ..sampling import expected_sampled_metric
 
 __all__ = ["capture", "Capture", "Evaluation", "law_expectations"]

@@ -2,8 +2,8 @@
 with our recommenders, where the exact metrics are known.
 
 Splits: ``last`` (leave-last-out, one positive per user) and ``holdout`` (a random fraction
-of each user's items, :mod:`sampled_metrics.holdout`). Protocols
-(:mod:`sampled_metrics.protocol_laws`):
+of each user's items, :mod:`sampled_metrics.multipositive.holdout`). Protocols
+(:mod:`sampled_metrics.multipositive.laws`):
 
 ``per_user``        M_u = m distinct uniform negatives per user (KDD'20; hypergeometric)
 ``per_positive``    m uniform negatives per positive, with replacement (RecBole uni<m>);
@@ -37,11 +37,11 @@ from threadpoolctl import threadpool_limits
 
 from ..compare import orders_like_exact
 from ..datasets import load_split
-from ..holdout import SPLITS, leave_last_out_positives, random_holdout
-from ..multipositive import PositiveTable, correct_positives, multi_positive_metric
+from ..multipositive.holdout import SPLITS, leave_last_out_positives, random_holdout
+from ..multipositive.positives import PositiveTable, correct_positives, multi_positive_metric
 from ..recommenders import make_recommender
 from ..seeds import derive_seed, generator
-from ..weighted import weighted_corrected_metric
+from ..multipositive.weighted import weighted_corrected_metric
 
 __all__ = ["protocol_runs", "protocols_table", "ordering_agreement", "write_runs",
            "write_outputs", "protocols_figure", "uniform_counts", "categorical_counts"]

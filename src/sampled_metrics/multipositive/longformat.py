@@ -24,7 +24,7 @@ Draws (one row per (positive, drawn negative); popularity sampling, RecBole ``po
 
 Every positive of a user must have the same number of draws M_u (the user's pooled
 negatives). Corrections: ``sampled`` (uncorrected) and ``weighted_rank_estimate``
-(:mod:`sampled_metrics.weighted`).
+(:mod:`sampled_metrics.multipositive.weighted`).
 """
 from __future__ import annotations
 
@@ -33,11 +33,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .corrections.vectors import correction_label
-from .metrics import parse_metrics
-from .multipositive import DEFAULT_MAX_M, PositiveTable, correct_positives
-from .resampling import bootstrap_means, percentile_interval
-from .textfile import Column, read_columns
+from ..corrections.vectors import correction_label
+from ..metrics import parse_metrics
+from .positives import DEFAULT_MAX_M, PositiveTable, correct_positives
+from ..resampling import bootstrap_means, percentile_interval
+from ..textfile import Column, read_columns
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "long_format", "read_positions", "read_draws",

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .corrections.lookup import (GRID_CHECK_TOL, GRID_LEVELS, Interpolant, correction_lookup,
-                                 grid_points)
-from .sampling import log_rank_pmf
+from ..corrections.lookup import (GRID_CHECK_TOL, GRID_LEVELS, Interpolant, correction_lookup,
+                                  grid_points)
+from ..sampling import log_rank_pmf
 from .shifted import FIRST_ONLY, ShiftedMetric
 
 __all__ = ["VectorTable", "moment_terms"]

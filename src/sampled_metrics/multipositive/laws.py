@@ -35,7 +35,7 @@ items those are depends on the recommender's scores of all N items. Positions id
 ranks unpopular items high, one that ranks popular ones high) give the same law of the
 sampled list. So no function of positions, (N, M) and the sampling probabilities is
 unbiased for x_i or for any metric of the full ranks; the weighted estimate of
-:mod:`sampled_metrics.weighted` needs, per drawn negative, whether it outranked the
+:mod:`sampled_metrics.multipositive.weighted` needs, per drawn negative, whether it outranked the
 positive and its probability q_j.
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ def correction_sampling(protocol: str) -> str:
     if protocol == "popularity":
         raise ValueError("protocol 'popularity': positions alone cannot be corrected; record "
                          "for each drawn negative whether it outranked the positive and its "
-                         "probability (sampled_metrics.weighted)")
+                         "probability (sampled_metrics.multipositive.weighted)")
     return "hypergeometric" if protocol == "per_user_without" else "binomial"
 
 

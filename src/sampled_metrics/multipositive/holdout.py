@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .seeds import generator
+from ..seeds import generator
 
 __all__ = ["Positives", "SPLITS", "leave_last_out_positives", "random_holdout"]
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .metrics import Metric
+from ..metrics import Metric
 
 __all__ = ["ShiftedMetric", "shifted_term", "FIRST_ONLY"]
 

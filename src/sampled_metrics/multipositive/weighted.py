@@ -5,7 +5,7 @@ draws of a user is non-relevant item j with probability q_j (q_j ∝ pop_j^alpha
 user's N non-relevant items, sum 1), with replacement. For a positive with x non-relevant
 items above it, the count of draws above it is Binomial(M, Q) with Q = sum of q_j over
 those x items, so its position identifies Q, not x (see
-:mod:`sampled_metrics.protocol_laws`). When the evaluation records, for each draw t,
+:mod:`sampled_metrics.multipositive.laws`). When the evaluation records, for each draw t,
 whether it outranked the positive (``above``) and its probability q_t, then
 
     x^ = (1 / M) sum_t 1[draw t above] / q_t
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .metrics import parse_metric
-from .multipositive import PositiveTable, per_user_metric
+from ..metrics import parse_metric
+from .positives import PositiveTable, per_user_metric
 from .shifted import shifted_term
 
 __all__ = ["weighted_rank_estimate", "weighted_rank_variance", "weighted_corrected_metric"]
