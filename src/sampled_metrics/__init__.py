@@ -33,7 +33,7 @@ __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_we
            "weighted_corrected_metric"]
 
 # Is A better than B (paired, bias-aware), Li et al.'s MN correction and adaptive sampling
-from .compare import compare_ranks
+from .compare.paired import compare_ranks
 from .corrections.mn import mn_correction
 from .estimators.adaptive import adaptive_mle, draw_adaptive
 

@@ -6,8 +6,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..compare import agreement_summary, check_interval_draws, compare_positives, compare_ranks, \
-    compare_repeats
+from ..compare.repeats import agreement_summary, compare_repeats
+from ..compare.verdicts import check_interval_draws
+from ..compare.paired import compare_positives, compare_ranks
 from ..metrics import METRIC_NAMES
 from ..multipositive.longformat import long_format, read_positions
 from ..evaluation.rankfile import read_rank_file

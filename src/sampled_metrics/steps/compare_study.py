@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..compare import agreement_summary, compare_repeats
+from ..compare.repeats import agreement_summary, compare_repeats
 from ..evaluation.rankfile import read_rank_file
 from ..tables import render_markdown, write_csv, atomic_write_text
 

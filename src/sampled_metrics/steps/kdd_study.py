@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .. import figures
-from ..compare import orders_like_exact
+from ..compare.verdicts import orders_like_exact
 from ..corrections.vectors import correction_label, correction_vectors
 from ..corrections.lookup import correction_lookup, mean_corrected
 from ..metrics import parse_metric

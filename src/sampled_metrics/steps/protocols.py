@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from ..compare import orders_like_exact
+from ..compare.verdicts import orders_like_exact
 from ..datasets import load_split
 from ..multipositive.holdout import SPLITS, leave_last_out_positives, random_holdout
 from ..multipositive.positives import PositiveTable, correct_positives, multi_positive_metric
