@@ -7,7 +7,7 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-from sampled_metrics.configcheck import ConfigError, check_config
+from sampled_metrics.configuration.check import ConfigError, check_config
 
 min_version("9.0")  # callable rule priorities (fit)
 
@@ -18,7 +18,7 @@ configfile: "config/config.yaml"
 report: "workflow/report/workflow.rst"
 
 
-# Config mistakes end here, at `snakemake -n`, in one line naming the key (configcheck.py):
+# Config mistakes end here, at `snakemake -n`, in one line naming the key (configuration/check.py):
 # duplicate YAML keys, the closed schema (each dataset against its format), names, references.
 try:
     check_config(config, "workflow/schemas/config.schema.yaml", workflow.configfiles)

@@ -20,7 +20,7 @@ from conftest import copy_workflow, place_local_files
 from sampled_metrics import correction
 from sampled_metrics.checks import check_integer
 from sampled_metrics.cli import main
-from sampled_metrics.configcheck import ConfigError, check_config, load_yaml_strict
+from sampled_metrics.configuration.check import ConfigError, check_config, load_yaml_strict
 from sampled_metrics.corrections import apply_correction
 from sampled_metrics.datasets import DataError, make_split
 from sampled_metrics.evaluation import check_sampled_ranks_size

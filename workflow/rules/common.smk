@@ -1,12 +1,12 @@
 # Input functions, wildcard constraints and targets of the workflow (no science here). The
 # fan-out (which datasets, recommenders, m and model seeds the config asks for) is
-# sampled_metrics.fanout, the one plan configcheck checks too. Config access: the fan-out and
-# the catalogues' entries through PLAN; a rule's params (config values handed to its script)
-# through lookup(dpath=..., within=config).
+# sampled_metrics.configuration.fanout, the one plan the config check walks too. Config access:
+# the fan-out and the catalogues' entries through PLAN; a rule's params (config values handed to
+# its script) through lookup(dpath=..., within=config).
 import json
 import re
 
-from sampled_metrics.fanout import FanOut
+from sampled_metrics.configuration.fanout import FanOut
 from sampled_metrics.recommenders import NEURAL_KINDS, dense_items_matrix, with_model_seed
 from sampled_metrics.steps.ranks import shard_count
 

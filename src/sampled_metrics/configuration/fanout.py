@@ -2,7 +2,7 @@
 configuration asks for, computed from the config mapping alone (no files, no Snakemake).
 
 ``workflow/rules/common.smk`` builds its wildcard constraints, targets and input functions
-from one :class:`FanOut` of the run's config, and :mod:`sampled_metrics.configcheck` checks
+from one :class:`FanOut` of the run's config, and :mod:`sampled_metrics.configuration.check` checks
 the same plan before any job runs (the m of every rank file against the dataset's items and
 its sampled ranks against memory), so the two cannot disagree.
 
@@ -11,7 +11,7 @@ al.'s tables and figures (``jin``, counted only when ``jin.enabled``), the *prot
 ``protocols``; a *view* is a ``dataset_protocols`` entry with ``of``: a new name for a
 dataset's split and fits, ranked under another protocol.
 
-The config is read as it is given: the checks of :mod:`sampled_metrics.configcheck` (which
+The config is read as it is given: the checks of :mod:`sampled_metrics.configuration.check` (which
 call this module on a config whose schema is valid but whose names may not be) come first,
 so nothing here repeats them.
 """
@@ -286,7 +286,7 @@ class FanOut:
     def own_seed(self, recommender: str) -> int | None:
         """The catalogue's seed of ``recommender``; None if its fit draws nothing (item-kNN,
         EASE)."""
-        from .recommenders import model_seed
+        from ..recommenders import model_seed
         return model_seed(self.recommender_spec(recommender))
 
     def seeded_recommenders(self) -> list[str]:
@@ -305,5 +305,5 @@ class FanOut:
     @property
     def users_per_shard(self) -> int:
         """Evaluated users per ranks job (``ranks.users_per_shard``, else the default)."""
-        from .steps.ranks import DEFAULT_USERS_PER_SHARD
+        from ..steps.ranks import DEFAULT_USERS_PER_SHARD
         return (self.config.get("ranks") or {}).get("users_per_shard", DEFAULT_USERS_PER_SHARD)

@@ -15,7 +15,8 @@ user wrote it (``study.figure5.edge``), what was expected and what was found:
    policy gives integer sampled ranks; m fits the item count and the sampled ranks (repeats
    x users) fit in memory where the config decides them; the local archives the run reads
    exist. Which datasets, recommenders and m the run has is the workflow's own fan-out plan
-   (:class:`sampled_metrics.fanout.FanOut`), so these checks walk the jobs that will run.
+   (:class:`sampled_metrics.configuration.fanout.FanOut`), so these checks walk the jobs that
+   will run.
 
 What only the data can decide (candidates per user, users left after the split) is checked by
 the first job that reads the data, before any model is fitted.
@@ -66,7 +67,7 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 def load_yaml_strict(path) -> dict:
     """The mapping of a YAML config file; ConfigError naming the file for a missing or
     unreadable file, bad YAML, a duplicate key or a top level that is not a mapping."""
-    from .textfile import check_readable
+    from ..textfile import check_readable
     shown = str(path)
     try:  # missing, a directory, a pipe, unreadable: the text readers' one check
         path = check_readable(path, shown, "YAML config file")
@@ -163,11 +164,11 @@ def library_enums() -> dict:
     (``additionalProperties``), ``[]`` an array's items. Registering a new recommender kind,
     tie policy, sampling law, candidate set, n mode or split therefore needs no schema edit.
     """
-    from .evaluation import CANDIDATES, TIES
-    from .holdout import SPLITS
-    from .recommenders import KINDS
-    from .sampling import SAMPLING_LAWS
-    from .steps.kdd_study import N_MODES
+    from ..evaluation import CANDIDATES, TIES
+    from ..multipositive.holdout import SPLITS
+    from ..recommenders import KINDS
+    from ..sampling import SAMPLING_LAWS
+    from ..steps.kdd_study import N_MODES
     return {
         ("toy", "table2", "sampling"): SAMPLING_LAWS,
         ("recommenders", "*", "model"): tuple(KINDS),
@@ -198,7 +199,7 @@ def with_library_enums(schema: Mapping) -> dict:
 
 
 def _with_dataset_formats(schema: dict) -> dict:
-    from .datasets import dataset_schema
+    from ..datasets import dataset_schema
     schema = dict(schema)
     props = dict(schema.get("properties", {}))
     if "datasets" in props:
@@ -216,10 +217,10 @@ def check_schema(config: Mapping, schema) -> None:
     if not isinstance(schema, Mapping):
         schema = load_yaml_strict(schema)
     schema = _with_dataset_formats(with_library_enums(schema))
-    from .datasets import check_datasets
+    from ..datasets import check_datasets
     for name, spec in (config.get("datasets") or {}).items():
         if isinstance(spec, Mapping) and "format" not in spec:
-            from .datasets import FORMATS
+            from ..datasets import FORMATS
             raise ConfigError(f"config key datasets.{name}: 'format' is missing (one of "
                               f"{', '.join(FORMATS)}); found keys {', '.join(map(str, spec))}")
         try:  # the registry's messages name the dataset and suggest the close key
@@ -260,12 +261,12 @@ def _each(config, path, check) -> None:
 
 
 def _metric(value) -> None:
-    from .metrics import parse_metric
+    from ..metrics import parse_metric
     parse_metric(value)
 
 
 def _correction(value) -> None:
-    from .corrections.vectors import parse_correction
+    from ..corrections.vectors import parse_correction
     if not isinstance(value, str):
         raise ValueError(f"expected a correction name, found {_short(value)}")
     parse_correction(value)
@@ -292,7 +293,7 @@ def _recommender_refs(config, path) -> None:
 def _check_recommenders(config) -> None:
     import inspect
 
-    from .recommenders import KINDS, NEURAL_KINDS, torch_available
+    from ..recommenders import KINDS, NEURAL_KINDS, torch_available
     for name, spec in (config.get("recommenders") or {}).items():
         params = {k: v for k, v in spec.items() if k != "model"}
         kind = spec.get("model")
@@ -376,8 +377,8 @@ def _check_repeats(config) -> None:
     study, entries = config.get("study") or {}, config.get("datasets") or {}
     if not isinstance(study.get("repeats"), int) or not isinstance(study.get("m"), int):
         return
-    from .datasets import known_users
-    from .evaluation.engine import check_sampled_ranks_size
+    from ..datasets import known_users
+    from ..evaluation.engine import check_sampled_ranks_size
     plan = FanOut(config)
     for dataset, _, sizes in plan.rank_files():
         users = known_users(entries.get(plan.base_of(dataset)) or {})
@@ -392,7 +393,7 @@ def _check_repeats(config) -> None:
 def _check_local_files(config) -> None:
     """A local archive (``datasets.<name>.path``) of a dataset the run reads must exist now,
     not only when its job runs."""
-    from .datasets import check_local_file
+    from ..datasets import check_local_file
     entries = config.get("datasets") or {}
     for name in FanOut(config).used_datasets():
         try:
@@ -408,7 +409,7 @@ def _check_jin(config) -> None:
     if not config.get("study"):
         raise ConfigError("config key jin.enabled: Jin's tables reuse the study's datasets, "
                           "split and negatives, but there is no 'study' section")
-    from .estimators.dispatch import parse_estimator
+    from ..estimators.dispatch import parse_estimator
     _recommender_refs(config, ("jin", "recommenders"))
     _recommender_refs(config, ("jin", "figure3", "recommender"))
     if "figure1" in jin:
@@ -535,7 +536,7 @@ def _check_names(config) -> None:
 
 def _check_synthetic(config) -> None:
     """Synthetic datasets: their sizes must be consistent (decided by the config alone)."""
-    from .datasets import synthetic_parameters
+    from ..datasets import synthetic_parameters
     for name, spec in (config.get("datasets") or {}).items():
         if isinstance(spec, Mapping) and spec.get("format") == "synthetic":
             try:
