@@ -20,9 +20,9 @@ from .metrics import Metric, metric_value, metric_weights, metric_of_sets, parse
 __version__ = "0.1.0"
 from .sampling import (draw_sampled_ranks, expected_metric_matrix, expected_sampled_metric,
                        rank_pmf)
-from .corrections.vectors import apply_correction, bias_variance, correction, correction_vectors
-from .estimators.dispatch import estimate_rank_distribution, metric_from_distribution
-from .multipositive.positives import correct_multi_positive, multi_positive_metric
+from .corrections import apply_correction, bias_variance, correction, correction_vectors
+from .estimators import estimate_rank_distribution, metric_from_distribution
+from .multipositive import correct_multi_positive, multi_positive_metric
 from .multipositive.weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
@@ -33,7 +33,7 @@ __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_we
            "weighted_corrected_metric"]
 
 # Is A better than B (paired, bias-aware), Li et al.'s MN correction and adaptive sampling
-from .compare.paired import compare_ranks
+from .compare import compare_ranks
 from .corrections.mn import mn_correction
 from .estimators.adaptive import adaptive_mle, draw_adaptive
 

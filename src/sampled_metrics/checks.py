@@ -9,6 +9,11 @@ from __future__ import annotations
 import math
 import os
 
+try:
+    import resource
+except ImportError:  # pragma: no cover - not POSIX
+    resource = None
+
 import numpy as np
 
 __all__ = ["check_integer", "check_ranks", "check_vector", "check_allocation",
@@ -105,15 +110,16 @@ def available_memory() -> int:
 
 def _address_space_left() -> list[int]:
     """[RLIMIT_AS minus the current address space], or [] without such a limit."""
+    if resource is None:  # pragma: no cover - not POSIX
+        return []
     try:
-        import resource
         soft, _ = resource.getrlimit(resource.RLIMIT_AS)
         if soft == resource.RLIM_INFINITY:
             return []
         with open("/proc/self/statm") as statm:
             mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
         return [max(0, soft - mapped)]
-    except (ImportError, OSError, ValueError):  # pragma: no cover - not Linux
+    except (OSError, ValueError):  # pragma: no cover - not Linux
         return []
 
 

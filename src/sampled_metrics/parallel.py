@@ -8,13 +8,15 @@ whatever the number of processes).
 """
 from __future__ import annotations
 
+from concurrent.futures import ProcessPoolExecutor
 from typing import Callable, Sequence
+
+from threadpoolctl import threadpool_limits
 
 __all__ = ["map_items"]
 
 
 def _run(fn: Callable, items: Sequence, args: tuple) -> list:
-    from threadpoolctl import threadpool_limits
     with threadpool_limits(1):
         return [fn(item, *args) for item in items]
 
@@ -42,7 +44,6 @@ def map_items(fn: Callable, items: Sequence, *args, processes: int = 1) -> list:
     processes = max(1, min(int(processes), len(items)))
     if processes == 1:
         return _run(fn, items, args)
-    from concurrent.futures import ProcessPoolExecutor
     parts = [items[i::processes] for i in range(processes)]
     with ProcessPoolExecutor(processes) as pool:
         done = list(pool.map(_run, [fn] * processes, parts, [args] * processes))

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ..checks import check_allocation
+from ..estimators.dispatch import estimate_batches, estimate_from_histogram, parse_estimator
+from ..estimators.histogram import check_law_matrix_size, sampled_rank_histogram
 from ..logs import progress
 from ..metrics import METRIC_NAMES, parse_metrics
 from ..resampling import bootstrap_histograms, percentile_interval
@@ -45,8 +47,6 @@ def add_parser(sub) -> None:
 
 def run(args) -> pd.DataFrame:
     """The table of ``estimate``: one row per metric and estimator."""
-    # imported when the command runs: parsing and the other commands do not need it
-    from ..estimators.histogram import check_law_matrix_size, sampled_rank_histogram
     n, m, sampling = resolve_inputs(args)
     check_bootstrap(args)
     processes = check_processes(args.processes)
@@ -78,8 +78,6 @@ def run(args) -> pd.DataFrame:
 
 def _estimator_options(name: str, args) -> dict:
     """The options of estimator ``name`` given on the command line (validated)."""
-    # imported when the command runs: parsing and the other commands do not need it
-    from ..estimators.dispatch import parse_estimator
     options = {}
     if name == "mes" and args.eta is not None:
         options = {"eta": args.eta}
@@ -96,8 +94,6 @@ def _estimate(name: str, hists: np.ndarray, n: int, m: int, sampling: str, optio
     else the bootstrap's many histograms batched (:func:`estimate_batches`: MLE and WMLE
     iterate a batch together, so a draw's estimate equals the one-at-a-time estimate up to
     the rounding of the shared matrix products, see :mod:`sampled_metrics.estimators.em`)."""
-    # imported when the command runs: parsing and the other commands do not need it
-    from ..estimators.dispatch import estimate_batches, estimate_from_histogram
     if processes is None:
         return np.stack([estimate_from_histogram(h, n, m, name, sampling, **options)
                          for h in hists])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..checks import check_allocation, check_bootstrap_draws
+from ..checks import check_bootstrap_draws
 from ..evaluation.rankfile import read_rank_file
 from ..sampling import SAMPLING_LAWS, check_nm
 from ..textfile import read_integers

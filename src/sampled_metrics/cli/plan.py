@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..corrections.planning import required_sample_size
 from ..logs import progress
 from ..metrics import METRIC_NAMES, parse_metrics
 from ..sampling import SAMPLING_LAWS, check_nm
@@ -44,8 +45,6 @@ def add_parser(sub) -> None:
 
 def run(args) -> pd.DataFrame:
     """The table of ``plan``: one row per metric and correction."""
-    # imported when the command runs: the planning module is not loaded at start-up
-    from ..corrections.planning import required_sample_size
     check_nm(args.n, 1, args.sampling)
     prior = read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []

@@ -24,12 +24,28 @@ the first job that reads the data, before any model is fitted.
 from __future__ import annotations
 
 import copy
+import difflib
+import inspect
 import math
+import os
 import re
 from collections.abc import Mapping
 
+import jsonschema
 import yaml
+from jsonschema.exceptions import best_match
 
+from ..corrections.vectors import parse_correction
+from ..datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_users,
+                        synthetic_parameters)
+from ..estimators.dispatch import parse_estimator
+from ..evaluation.engine import CANDIDATES, TIES, check_sampled_ranks_size
+from ..metrics import parse_metric
+from ..multipositive.holdout import SPLITS
+from ..recommenders import KINDS, NEURAL_KINDS, torch_available
+from ..sampling import SAMPLING_LAWS
+from ..steps.kdd_study import N_MODES
+from ..textfile import check_readable
 from .fanout import FanOut
 
 __all__ = ["ConfigError", "check_config_files", "check_schema", "check_semantics",
@@ -67,7 +83,6 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 def load_yaml_strict(path) -> dict:
     """The mapping of a YAML config file; ConfigError naming the file for a missing or
     unreadable file, bad YAML, a duplicate key or a top level that is not a mapping."""
-    from ..textfile import check_readable
     shown = str(path)
     try:  # missing, a directory, a pipe, unreadable: the text readers' one check
         path = check_readable(path, shown, "YAML config file")
@@ -98,7 +113,6 @@ def load_yaml_strict(path) -> dict:
 def check_config_files(paths) -> None:
     """:func:`load_yaml_strict` on every file of ``paths`` (the run's config files), each
     named relative to the working directory when it lies below it (as the user typed it)."""
-    import os
     for path in paths:
         rel = os.path.relpath(path)
         load_yaml_strict(path if rel.startswith("..") else rel)
@@ -124,7 +138,6 @@ def _describe(error) -> str:
         allowed = sorted(schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance,
                                                                         Mapping) else []
-        import difflib
         hint = ""
         if extra:
             close = difflib.get_close_matches(str(extra[0]), allowed, n=1)
@@ -164,11 +177,6 @@ def library_enums() -> dict:
     (``additionalProperties``), ``[]`` an array's items. Registering a new recommender kind,
     tie policy, sampling law, candidate set, n mode or split therefore needs no schema edit.
     """
-    from ..evaluation import CANDIDATES, TIES
-    from ..multipositive.holdout import SPLITS
-    from ..recommenders import KINDS
-    from ..sampling import SAMPLING_LAWS
-    from ..steps.kdd_study import N_MODES
     return {
         ("toy", "table2", "sampling"): SAMPLING_LAWS,
         ("recommenders", "*", "model"): tuple(KINDS),
@@ -199,7 +207,6 @@ def with_library_enums(schema: Mapping) -> dict:
 
 
 def _with_dataset_formats(schema: dict) -> dict:
-    from ..datasets import dataset_schema
     schema = dict(schema)
     props = dict(schema.get("properties", {}))
     if "datasets" in props:
@@ -211,16 +218,12 @@ def _with_dataset_formats(schema: dict) -> dict:
 def check_schema(config: Mapping, schema) -> None:
     """Validate ``config`` against the closed schema (a mapping or a YAML path), each
     ``datasets`` entry against its format. ConfigError for the most relevant error."""
-    import jsonschema
-    from jsonschema.exceptions import best_match
 
     if not isinstance(schema, Mapping):
         schema = load_yaml_strict(schema)
     schema = _with_dataset_formats(with_library_enums(schema))
-    from ..datasets import check_datasets
     for name, spec in (config.get("datasets") or {}).items():
         if isinstance(spec, Mapping) and "format" not in spec:
-            from ..datasets import FORMATS
             raise ConfigError(f"config key datasets.{name}: 'format' is missing (one of "
                               f"{', '.join(FORMATS)}); found keys {', '.join(map(str, spec))}")
         try:  # the registry's messages name the dataset and suggest the close key
@@ -261,12 +264,10 @@ def _each(config, path, check) -> None:
 
 
 def _metric(value) -> None:
-    from ..metrics import parse_metric
     parse_metric(value)
 
 
 def _correction(value) -> None:
-    from ..corrections.vectors import parse_correction
     if not isinstance(value, str):
         raise ValueError(f"expected a correction name, found {_short(value)}")
     parse_correction(value)
@@ -291,9 +292,6 @@ def _recommender_refs(config, path) -> None:
 
 
 def _check_recommenders(config) -> None:
-    import inspect
-
-    from ..recommenders import KINDS, NEURAL_KINDS, torch_available
     for name, spec in (config.get("recommenders") or {}).items():
         params = {k: v for k, v in spec.items() if k != "model"}
         kind = spec.get("model")
@@ -377,8 +375,6 @@ def _check_repeats(config) -> None:
     study, entries = config.get("study") or {}, config.get("datasets") or {}
     if not isinstance(study.get("repeats"), int) or not isinstance(study.get("m"), int):
         return
-    from ..datasets import known_users
-    from ..evaluation.engine import check_sampled_ranks_size
     plan = FanOut(config)
     for dataset, _, sizes in plan.rank_files():
         users = known_users(entries.get(plan.base_of(dataset)) or {})
@@ -393,7 +389,6 @@ def _check_repeats(config) -> None:
 def _check_local_files(config) -> None:
     """A local archive (``datasets.<name>.path``) of a dataset the run reads must exist now,
     not only when its job runs."""
-    from ..datasets import check_local_file
     entries = config.get("datasets") or {}
     for name in FanOut(config).used_datasets():
         try:
@@ -409,7 +404,6 @@ def _check_jin(config) -> None:
     if not config.get("study"):
         raise ConfigError("config key jin.enabled: Jin's tables reuse the study's datasets, "
                           "split and negatives, but there is no 'study' section")
-    from ..estimators.dispatch import parse_estimator
     _recommender_refs(config, ("jin", "recommenders"))
     _recommender_refs(config, ("jin", "figure3", "recommender"))
     if "figure1" in jin:
@@ -536,7 +530,6 @@ def _check_names(config) -> None:
 
 def _check_synthetic(config) -> None:
     """Synthetic datasets: their sizes must be consistent (decided by the config alone)."""
-    from ..datasets import synthetic_parameters
     for name, spec in (config.get("datasets") or {}).items():
         if isinstance(spec, Mapping) and spec.get("format") == "synthetic":
             try:

@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..recommenders import model_seed
+from ..steps.ranks import DEFAULT_USERS_PER_SHARD
+
 __all__ = ["FanOut"]
 
 
@@ -286,7 +289,6 @@ class FanOut:
     def own_seed(self, recommender: str) -> int | None:
         """The catalogue's seed of ``recommender``; None if its fit draws nothing (item-kNN,
         EASE)."""
-        from ..recommenders import model_seed
         return model_seed(self.recommender_spec(recommender))
 
     def seeded_recommenders(self) -> list[str]:
@@ -305,5 +307,4 @@ class FanOut:
     @property
     def users_per_shard(self) -> int:
         """Evaluated users per ranks job (``ranks.users_per_shard``, else the default)."""
-        from ..steps.ranks import DEFAULT_USERS_PER_SHARD
         return (self.config.get("ranks") or {}).get("users_per_shard", DEFAULT_USERS_PER_SHARD)

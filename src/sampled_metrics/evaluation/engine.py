@@ -50,7 +50,7 @@ from threadpoolctl import threadpool_limits
 from ..checks import check_allocation
 from ..datasets import Split
 from ..logs import progress
-from ..metrics import parse_metric, parse_metrics
+from ..metrics import parse_metrics
 from . import kernels
 from .negatives import BLOCK_USERS, CandidateTable, check_sample_size, negatives_generator
 from ..seeds import generator

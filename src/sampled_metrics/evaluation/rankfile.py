@@ -27,6 +27,8 @@ key                 shape         meaning
 """
 from __future__ import annotations
 
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +37,7 @@ import numpy as np
 from ..atomic import atomic_output
 from ..sampling import SAMPLING_LAWS, check_candidates
 from ..textfile import check_readable
+from .engine import TIES
 
 __all__ = ["SCHEMA", "RankFile", "read_rank_file"]
 
@@ -125,7 +128,6 @@ class RankFile:
             raise ValueError("exact ranks must lie in 1..n_u")
         if np.unique(np.asarray(self.users)).size != np.asarray(self.users).size:
             raise ValueError("users must be distinct (one exact rank per user)")
-        from .engine import TIES
         if self.tie not in TIES:
             raise ValueError(f"tie must be one of {', '.join(TIES)}, got {self.tie!r}")
         for m, s in self.sampled.items():
@@ -156,8 +158,6 @@ class RankFile:
 
 def _load_fault(err: Exception) -> str:
     """What went wrong in ``np.load``, in a few words."""
-    import zipfile
-    import zlib
     if isinstance(err, zipfile.BadZipFile):
         return f"damaged zip archive: {str(err)[:80]}"
     if isinstance(err, zlib.error):

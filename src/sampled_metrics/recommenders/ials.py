@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
 
 from ..logs import progress
 from .base import Recommender, check_train
@@ -113,8 +114,8 @@ class IALS(Recommender):
 
     def fit(self, train) -> "IALS":
         """Run ``iterations`` exact ALS sweeps on the binary users x items matrix."""
+        # implicit is the workflow extra's, not the library's: loaded when a model is fitted
         from implicit.cpu.als import AlternatingLeastSquares
-        from threadpoolctl import threadpool_limits
 
         train = check_train(train)
         scale = 1.0 / np.sqrt(1.0 + self.alpha)

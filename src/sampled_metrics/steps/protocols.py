@@ -31,17 +31,20 @@ from __future__ import annotations
 import logging
 import time
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from ..compare.verdicts import orders_like_exact
 from ..datasets import load_split
+from ..figures import REC_COLORS, save  # (it selects matplotlib's Agg backend)
 from ..multipositive.holdout import SPLITS, leave_last_out_positives, random_holdout
 from ..multipositive.positives import PositiveTable, correct_positives, multi_positive_metric
+from ..multipositive.weighted import weighted_corrected_metric
 from ..recommenders import make_recommender
 from ..seeds import derive_seed, generator
-from ..multipositive.weighted import weighted_corrected_metric
+from ..tables import atomic_write_text, percent, render_markdown, write_csv
 
 __all__ = ["protocol_runs", "protocols_table", "ordering_agreement", "write_runs",
            "write_outputs", "protocols_figure", "uniform_counts", "categorical_counts"]
@@ -280,13 +283,11 @@ def protocols_table(runs: pd.DataFrame, min_gap: float = 0.05) -> pd.DataFrame:
 
 def write_runs(split_path, split_kind, recommenders: dict, out, **options) -> None:
     """Rule ``protocol_runs``: the tidy runs CSV of one split."""
-    from ..tables import write_csv
     write_csv(protocol_runs(split_path, split_kind, recommenders, **options), out)
 
 
 def write_outputs(run_paths, outputs: dict, dataset: str, min_gap: float = 0.05) -> None:
     """Rule ``protocols_table``: table (CSV, md), ordering CSV and figure (pdf, png)."""
-    from ..tables import atomic_write_text, percent, render_markdown, write_csv
     runs = pd.concat([pd.read_csv(p) for p in run_paths], ignore_index=True)
     table = protocols_table(runs, min_gap)
     write_csv(table, outputs["table"])
@@ -309,10 +310,6 @@ def write_outputs(run_paths, outputs: dict, dataset: str, min_gap: float = 0.05)
 def protocols_figure(table: pd.DataFrame, out_stem) -> None:
     """Mean/exact (with ±std bars) of every method, one panel per (split, protocol) and
     metric, one marker per recommender."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from ..figures import REC_COLORS, save
     panels = list(dict.fromkeys(zip(table.split, table.protocol)))
     metrics = list(dict.fromkeys(table.metric))
     fig, axes = plt.subplots(len(metrics), len(panels), squeeze=False,
