@@ -6,12 +6,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..compare.paired import compare_positives, compare_ranks
 from ..compare.repeats import agreement_summary, compare_repeats
 from ..compare.verdicts import check_interval_draws
-from ..compare.paired import compare_positives, compare_ranks
+from ..evaluation.rankfile import read_rank_file
 from ..metrics import METRIC_NAMES
 from ..multipositive.longformat import long_format, read_positions
-from ..evaluation.rankfile import read_rank_file
 from ..sampling import SAMPLING_LAWS, check_nm
 from .inputs import file_m, read_sampled_ranks, split_names
 

@@ -62,11 +62,11 @@ Modules (their names are importable from this package):
 The bootstrap itself (resampled users, percentile intervals) is :mod:`sampled_metrics.resampling`,
 shared with the commands.
 """
+from .verdicts import VERDICTS, check_interval_draws, exact_interval, orders_like_exact, verdict
 from .bias import MES_ETA, bias_curve, mes_gradient
 from .paired import (COMPARE_COLUMNS, ESTIMATOR_METHODS, PRIOR_METHODS, compare_positives,
                      compare_ranks)
 from .repeats import agreement_summary, compare_repeats
-from .verdicts import VERDICTS, check_interval_draws, exact_interval, orders_like_exact, verdict
 
 __all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_positives", "compare_repeats",
            "verdict", "orders_like_exact", "mes_gradient",

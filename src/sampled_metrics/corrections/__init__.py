@@ -37,13 +37,13 @@ Modules (the names of the first three are importable from this package):
 ``mn``        Li et al.'s MN correction (AAAI'23): the bias weighted by an estimated P(r)
 ``planning``  the sample size m an evaluation needs for a target bias (the ``plan`` command)
 """
-from .lookup import (GRID_CHECK_TOL, GRID_LEVELS, LOOKUP_CHUNK, LOOKUP_TOL, MEAN_BLOCK_CELLS,
-                     Interpolant, correction_lookup, grid_points, mean_corrected)
-from .moments import (BLOCK_ENTRIES, RankLawMoments, check_prior, clear_moment_cache,
-                      rank_law_moments)
 from .vectors import (CLS_TIE, CORRECTIONS, RCOND, UnboundedCorrectionWarning, apply_correction,
                       bias_variance, correction, correction_label, correction_vectors,
                       nnls_last_free, parse_correction, rank_estimate_ranks, solve_bv, solve_cls)
+from .moments import (BLOCK_ENTRIES, RankLawMoments, check_prior, clear_moment_cache,
+                      rank_law_moments)
+from .lookup import (GRID_CHECK_TOL, GRID_LEVELS, LOOKUP_CHUNK, LOOKUP_TOL, MEAN_BLOCK_CELLS,
+                     Interpolant, correction_lookup, grid_points, mean_corrected)
 
 __all__ = ["CORRECTIONS", "UnboundedCorrectionWarning", "RankLawMoments", "rank_law_moments",
            "correction", "correction_vectors",

@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from .moments import check_prior, rank_law_moments
 from ..metrics import parse_metric
 from ..sampling import check_nm
+from .moments import check_prior, rank_law_moments
 
 __all__ = ["mn_correction", "mn_system"]
 

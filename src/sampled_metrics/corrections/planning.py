@@ -27,10 +27,10 @@ from typing import Callable
 import numpy as np
 
 from ..checks import check_allocation
-from .moments import check_prior
-from .vectors import correction_label, correction_vectors
 from ..metrics import parse_metric
 from ..sampling import check_nm, expected_metric_matrix
+from .moments import check_prior
+from .vectors import correction_label, correction_vectors
 
 __all__ = ["Plan", "bias_at", "required_sample_size"]
 

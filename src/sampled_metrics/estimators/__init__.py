@@ -33,14 +33,14 @@ Modules (the names of the first five are importable from this package):
 ``adaptive``    Li et al.'s adaptive sampling (AAAI'23): its law, its draws and the MLE of
                 P(r) from per-user sample sizes
 """
+from .histogram import check_law_matrix_size, mixture_matrix, sampled_rank_histogram
+from .likelihood import (MLE_SOLVERS, MLE_TOL, SQUAREM_STEP_FACTOR, WMLE_READINGS,
+                         expected_weights, mle, mle_problem, mle_rows, weight_function, wmle)
+from .entropy import MES_HESSIAN_DROP, MES_HESSIAN_ROWS, mes, mes_kkt_residual
 from .bv import bv_distribution
 from .dispatch import (BATCH_HISTOGRAMS, ESTIMATORS, estimate_batches, estimate_from_histogram,
                        estimate_many, estimate_rank_distribution, metric_from_distribution,
                        parse_estimator)
-from .entropy import MES_HESSIAN_DROP, MES_HESSIAN_ROWS, mes, mes_kkt_residual
-from .histogram import check_law_matrix_size, mixture_matrix, sampled_rank_histogram
-from .likelihood import (MLE_SOLVERS, MLE_TOL, SQUAREM_STEP_FACTOR, WMLE_READINGS,
-                         expected_weights, mle, mle_problem, mle_rows, weight_function, wmle)
 
 __all__ = ["sampled_rank_histogram", "mixture_matrix", "check_law_matrix_size", "mle",
            "weight_function", "wmle", "WMLE_READINGS", "expected_weights", "mes",

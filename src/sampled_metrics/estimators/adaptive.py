@@ -31,9 +31,9 @@ import time
 import numpy as np
 from scipy import special
 
+from ..sampling import SAMPLING_LAWS, check_nm, rank_pmf
 from .em import squarem_rows
 from .likelihood import MLE_TOL, SQUAREM_STEP_FACTOR
-from ..sampling import SAMPLING_LAWS, check_nm, rank_pmf
 
 __all__ = ["DEFAULT_SIZES", "check_sizes", "draw_adaptive", "adaptive_law",
            "adaptive_likelihood", "adaptive_mle"]

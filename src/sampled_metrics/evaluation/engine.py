@@ -51,9 +51,9 @@ from ..checks import check_allocation
 from ..datasets import Split
 from ..logs import progress
 from ..metrics import parse_metrics
+from ..seeds import generator
 from . import kernels
 from .negatives import BLOCK_USERS, CandidateTable, check_sample_size, negatives_generator
-from ..seeds import generator
 
 __all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",
            "sampled_ranks", "evaluate", "rank_all", "mean_metrics", "check_sampled_ranks_size"]

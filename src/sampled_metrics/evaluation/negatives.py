@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from . import kernels
 from ..sampling import SAMPLING_LAWS
 from ..seeds import generator
+from . import kernels
 
 __all__ = ["BLOCK_USERS", "CandidateTable", "negatives_generator", "draw_negatives",
            "check_sample_size"]

@@ -52,9 +52,9 @@ import numpy as np
 import pandas as pd
 
 from ..metrics import parse_metrics
-from ..multipositive.positives import DEFAULT_MAX_M, multi_positive_metric
 from ..multipositive.longformat import (DRAW_COLUMNS, POSITION_COLUMNS, read_positions,
                                         summarise_long)
+from ..multipositive.positives import DEFAULT_MAX_M, multi_positive_metric
 from ..sampling import expected_sampled_metric
 
 __all__ = ["capture", "Capture", "Evaluation", "law_expectations"]

@@ -69,9 +69,9 @@ Modules (the names of ``positives`` are importable from this package):
 ``longformat``  the long-format CSV of an evaluation with several positives per user
 ``holdout``     the random holdout split (a share of each user's items as test positives)
 """
+from .shifted import ShiftedMetric
 from .positives import (DEFAULT_MAX_M, PositiveTable, correct_multi_positive, correct_positives,
                         multi_positive_metric, per_user_metric)
-from .shifted import ShiftedMetric
 
 __all__ = ["ShiftedMetric", "PositiveTable", "correct_multi_positive", "correct_positives",
            "multi_positive_metric", "per_user_metric", "DEFAULT_MAX_M"]

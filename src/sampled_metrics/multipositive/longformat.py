@@ -35,9 +35,9 @@ import pandas as pd
 
 from ..corrections.vectors import correction_label
 from ..metrics import parse_metrics
-from .positives import DEFAULT_MAX_M, PositiveTable, correct_positives
 from ..resampling import bootstrap_means, percentile_interval
 from ..textfile import Column, read_columns
+from .positives import DEFAULT_MAX_M, PositiveTable, correct_positives
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "long_format", "read_positions", "read_draws",

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..corrections.vectors import correction_label, parse_correction
 from ..metrics import Metric, parse_metric
-from .lookup import moment_terms
 from ..sampling import SAMPLING_LAWS
+from .lookup import moment_terms
 from .shifted import FIRST_ONLY, ShiftedMetric, shifted_term as _term
 
 __all__ = ["ShiftedMetric", "PositiveTable", "correct_multi_positive", "correct_positives",

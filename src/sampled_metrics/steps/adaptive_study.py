@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..estimators.adaptive import adaptive_mle, check_sizes, draw_adaptive
-from ..corrections.vectors import correction_vectors
-from ..estimators.dispatch import estimate_rank_distribution, metric_from_distribution
-from ..metrics import parse_metric
 from ..corrections.mn import mn_correction
+from ..corrections.vectors import correction_vectors
+from ..estimators.adaptive import adaptive_mle, check_sizes, draw_adaptive
+from ..estimators.dispatch import estimate_rank_distribution, metric_from_distribution
 from ..evaluation.rankfile import read_rank_file
+from ..metrics import parse_metric
 from ..sampling import draw_sampled_ranks
 from ..seeds import generator
 from ..tables import atomic_write_text, render_markdown, write_csv

@@ -24,8 +24,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..bounds import bound_full_metrics
-from ..metrics import parse_metric
 from ..evaluation.rankfile import read_rank_file
+from ..metrics import parse_metric
 from ..tables import atomic_write_text, render_markdown, write_csv
 
 __all__ = ["OBSERVED_SETS", "TARGETS", "SHAPES", "bounds_frame", "widths_frame",

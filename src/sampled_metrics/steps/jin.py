@@ -18,9 +18,9 @@ from ..atomic import atomic_output
 from ..corrections.vectors import correction_label
 from ..estimators.dispatch import estimate_batches
 from ..estimators.histogram import sampled_rank_histogram
+from ..evaluation.rankfile import read_rank_file
 from ..logs import progress
 from ..metrics import parse_metric
-from ..evaluation.rankfile import read_rank_file
 from ..tables import percent, write_csv, write_table
 from .kdd_study import PER_REPEAT_COLUMNS, select, table3_frame
 

@@ -26,11 +26,11 @@ import pandas as pd
 
 from .. import figures
 from ..compare.verdicts import orders_like_exact
-from ..corrections.vectors import correction_label, correction_vectors
 from ..corrections.lookup import correction_lookup, mean_corrected
+from ..corrections.vectors import correction_label, correction_vectors
+from ..evaluation.rankfile import read_rank_file
 from ..metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
-from ..evaluation.rankfile import read_rank_file
 from ..sampling import check_nm, expected_metric_matrix, log_grid
 from ..tables import percent, write_csv, write_table
 
