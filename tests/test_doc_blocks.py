@@ -391,7 +391,7 @@ def snakemake_runs(request, tmp_path_factory):
     """The snakemake runs of the selected tests, started together when the first test of
     this file starts (one copy of the workflow per set of written files): run -> future."""
     cases = [item.callspec.params["case"] for item in request.session.items
-             if item.module is request.module and hasattr(item, "callspec")]
+             if getattr(item, "module", None) is request.module and hasattr(item, "callspec")]
     runs = {case.run for case in cases} - {None}
     if not importlib.util.find_spec(SLURM_PLUGIN):
         runs = {run for run in runs if "--workflow-profile" not in run.argv}
