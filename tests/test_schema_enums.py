@@ -1,13 +1,13 @@
 """The config schema's enumerations are the library's registries: the YAML schema lists none
-of them (one list per idea), configcheck fills each from its registry, and registering a new
+of them (one list per idea), the config check fills each from its registry, and registering a new
 value (a toy recommender kind) makes the config accept it with no schema edit."""
 import pytest
 import yaml
 from conftest import ROOT
 
-from sampled_metrics import configcheck, recommenders
-from sampled_metrics.configcheck import (ConfigError, check_schema, library_enums,
-                                         with_library_enums)
+from sampled_metrics import recommenders
+from sampled_metrics.configuration.check import (ConfigError, check_schema, check_semantics,
+                                                 library_enums, with_library_enums)
 
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 CONFIG = ROOT / "config" / "config.yaml"
@@ -58,4 +58,4 @@ def test_a_registered_toy_recommender_is_accepted_without_a_schema_edit(monkeypa
     monkeypatch.setitem(recommenders.KINDS, "toy", Toy)
     check_schema(config, SCHEMA)
     config["study"]["recommenders"] = ["X", "T"]
-    configcheck.check_semantics(config)
+    check_semantics(config)
