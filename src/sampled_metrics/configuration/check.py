@@ -35,6 +35,7 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
+from ..corrections.lookup import N_MODES
 from ..corrections.vectors import parse_correction
 from ..datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_users,
                         synthetic_parameters)
@@ -44,7 +45,6 @@ from ..metrics import parse_metric
 from ..multipositive.holdout import SPLITS
 from ..recommenders import KINDS, NEURAL_KINDS, torch_available
 from ..sampling import SAMPLING_LAWS
-from ..steps.kdd_study import N_MODES
 from ..textfile import check_readable
 from .fanout import FanOut
 

@@ -18,10 +18,28 @@ from ..sampling import check_nm
 from .moments import RankLawMoments, rank_law_moments
 from .vectors import correction_array, needs_moments, parse_methods
 
-__all__ = ["correction_lookup", "mean_corrected", "LOOKUP_TOL", "GRID_CHECK_TOL",
+__all__ = ["N_MODES", "n_for_users", "correction_lookup", "mean_corrected", "LOOKUP_TOL", "GRID_CHECK_TOL",
            "GRID_LEVELS", "LOOKUP_CHUNK", "MEAN_BLOCK_CELLS", "grid_points", "Interpolant"]
 
 log = logging.getLogger(__name__)
+
+#: The n a user's correction uses: ``per_user`` (its own n_u) or ``global`` (|I|).
+N_MODES = ("per_user", "global")
+
+
+def n_for_users(n_u, n_mode: str, n_items: int) -> np.ndarray:
+    """The n of each user's correction under ``n_mode`` (:data:`N_MODES`): n_u, or |I| =
+    ``n_items`` for every user.
+
+    Examples
+    --------
+    >>> n_for_users([3000, 3600], "global", 3706).tolist()
+    [3706, 3706]
+    """
+    if n_mode not in N_MODES:
+        raise ValueError(f"unknown n_mode {n_mode!r}; expected 'per_user' or 'global'")
+    n_u = np.asarray(n_u, dtype=np.int64)
+    return np.full_like(n_u, n_items) if n_mode == "global" else n_u
 
 
 def correction_lookup(metrics, corrections, n_values, m: int, sampling: str = "binomial",

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import figures
 from ..compare.verdicts import orders_like_exact
-from ..corrections.lookup import correction_lookup, mean_corrected
+from ..corrections.lookup import N_MODES, correction_lookup, mean_corrected, n_for_users
 from ..corrections.vectors import correction_label, correction_vectors
 from ..evaluation.rankfile import read_rank_file
 from ..metrics import parse_metric
@@ -34,7 +34,7 @@ from ..paper import KDD_TABLE3, KDD_TABLE4
 from ..sampling import check_nm, expected_metric_matrix, log_grid
 from ..tables import percent, write_csv, write_table
 
-__all__ = ["CORRECTIONS", "N_MODES", "PAPER_DATASET", "per_repeat_frame",
+__all__ = ["CORRECTIONS", "PAPER_DATASET", "per_repeat_frame",
            "per_seed_frame", "table3_frame", "seed_spread_frame", "table4_frame",
            "rank_buckets", "figure6_frame", "correct_repeats", "correct_seeds",
            "read_per_seed", "tables", "seed_table", "figure5", "figure6"]
@@ -43,18 +43,10 @@ log = logging.getLogger(__name__)
 
 #: the corrections of Table 3, in its column order
 CORRECTIONS = ("sampled", "rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001")
-N_MODES = ("per_user", "global")
 #: the dataset of KDD'20 Sec. 6: only its tables get the paper's numbers beside ours
 PAPER_DATASET = "ml-1m"
 PER_REPEAT_COLUMNS = ["dataset", "recommender", "metric", "method", "repeat", "value"]
 PER_SEED_COLUMNS = ["dataset", "recommender", "seed", "metric", "method", "repeat", "value"]
-
-
-def _n_for_users(n_u, n_mode: str, n_items: int) -> np.ndarray:
-    if n_mode not in N_MODES:
-        raise ValueError(f"unknown n_mode {n_mode!r}; expected 'per_user' or 'global'")
-    n_u = np.asarray(n_u, dtype=np.int64)
-    return np.full_like(n_u, n_items) if n_mode == "global" else n_u
 
 
 def _shared(rank_files, key: str):
@@ -71,7 +63,7 @@ def _corrected_values(rank_files: list, m: int, metric_names, corrections, *, n_
     correction vectors are computed once for all files (one per distinct n)."""
     sampling = _shared(rank_files, "sampling")
     n_items = max(f.n_items for f in rank_files)
-    n_per_file = [_n_for_users(f.n_u, n_mode, n_items) for f in rank_files]
+    n_per_file = [n_for_users(f.n_u, n_mode, n_items) for f in rank_files]
     n_values = np.unique(np.concatenate(n_per_file))
     check_nm(int(n_values.min()), m, sampling)
     log.info("corrections for %d distinct n, m=%d: %d metrics x %d corrections",
