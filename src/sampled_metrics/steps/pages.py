@@ -167,10 +167,12 @@ def _ordered(values, order: list[str]) -> list:
     return ranked + [v for v in values if v not in ranked]
 
 
-def _render(body: str, root: Path) -> str:
+def _render(body: str, root: Path, files: dict) -> str:
     kind, path, options, filters = _parse(body)
     where = f"{{{{{body.strip()}}}}}"
-    frame = read_result(root / path)
+    if path not in files:                          # each file read once per page
+        files[path] = read_result(root / path)
+    frame = files[path]
     if "rel" in options:
         frame = _relative(frame, options["rel"])
     frame = _with_percent(_filter(frame, filters, where))
@@ -225,7 +227,8 @@ def _render(body: str, root: Path) -> str:
 def render_page(template: str, root) -> str:
     """``template`` with every directive replaced, paths read relative to ``root``."""
     root = Path(root)
-    return DIRECTIVE.sub(lambda match: _render(match.group(1), root), template)
+    files: dict = {}
+    return DIRECTIVE.sub(lambda match: _render(match.group(1), root, files), template)
 
 
 def render_pages(templates, out_dir, root, check: bool = False) -> list[Path]:
