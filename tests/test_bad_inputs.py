@@ -410,9 +410,9 @@ CONFIG_CASES = [
      "config key dataset_protocols.a/b: a name may hold only letters"),
     (("dataset_protocols", "v"), {"of": "synthetic", "candidates": "some"},
      "config key dataset_protocols.v.candidates: expected one of"),
-    ("protocols.datasets", ["nowhere"], "config key protocols.datasets[0]: dataset 'nowhere' "
+    ("practice.datasets", ["nowhere"], "config key practice.datasets[0]: dataset 'nowhere' "
                                         "is not in 'datasets'"),
-    ("protocols.recommenders", ["X", "W"], "config key protocols.recommenders[1]: recommender "
+    ("practice.recommenders", ["X", "W"], "config key practice.recommenders[1]: recommender "
                                            "'W' is not in 'recommenders'"),
     ("study.datasets", ["synthetic", "synthetic-all"],
      "config key study.datasets[1]: 'synthetic-all' is a view"),

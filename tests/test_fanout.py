@@ -8,7 +8,7 @@ from snakemake.utils import update_config
 from sampled_metrics.configuration.fanout import FanOut
 
 #: Two datasets, a view of the first, a study of A and C, Jin et al. on A, B and C with
-#: Figure 1 of B and Figure 3 of A, model seeds, a protocols study of a fourth recommender.
+#: Figure 1 of B and Figure 3 of A, model seeds, a practice study of a fourth recommender.
 SMALL = {
     "seed": 1,
     "datasets": {"d1": {"format": "synthetic", "n_items": 400},
@@ -24,7 +24,7 @@ SMALL = {
             "figure3": {"recommender": "A", "m_values": [49, 99]}},
     "dataset_protocols": {"d1-all": {"of": "d1", "candidates": "all", "sampling": "binomial"},
                           "d2": {"sampling": "binomial"}},
-    "protocols": {"enabled": False, "datasets": ["d2"], "recommenders": ["C", "D"]},
+    "practice": {"enabled": False, "datasets": ["d2"], "recommenders": ["C", "D"]},
 }
 
 
@@ -43,7 +43,7 @@ def test_rank_files_are_the_dataset_recommender_m_jobs(plan):
     ]
     assert {r for _, _, sizes in plan.rank_files() for r in sizes.values()} == {10}
     assert plan.all_sample_sizes() == [49, 50, 99]
-    # the protocols study's own recommender has no rank file
+    # the practice study's own recommender has no rank file
     assert plan.sample_sizes("D") == {} and "D" in plan.all_recommenders()
 
 
@@ -73,7 +73,7 @@ def test_only_jins_own_datasets_get_jins_m():
         ("d1-all", "A", [49]), ("d1-all", "C", [49]), ("d1-all", "B", [49])]
 
 
-def test_views_and_protocols(plan):
+def test_views_and_dataset_protocols(plan):
     assert plan.views() == ["d1-all"] and plan.views_of("d1") == ["d1-all"]
     assert plan.is_view("d1-all") and not plan.is_view("d2") and not plan.is_view(None)
     assert plan.base_of("d1-all") == "d1" and plan.base_of("d2") == "d2"

@@ -16,7 +16,7 @@ from .atomic import atomic_output  # noqa: E402
 from .metrics import parse_metric  # noqa: E402
 
 __all__ = ["save", "figure1", "figure2", "figure3", "figure4", "figure5", "figure6",
-           "rank_distribution_figure"]
+           "rank_distribution_figure", "practice_figure"]
 
 LABELS = {"auc": "AUC", "ap": "Average Precision", "ndcg": "NDCG", "recall@10": "Recall@10",
           "ndcg@10": "NDCG@10", "precision@10": "Precision@10"}
@@ -218,4 +218,34 @@ def rank_distribution_figure(frame: pd.DataFrame, out_stem, title: str) -> None:
                loc="lower center", ncol=len(handles), fontsize=10, frameon=False)
     fig.suptitle(title, fontsize=12)
     fig.tight_layout(rect=(0, 0.7 / (5.4 * groups + 0.7), 1, 1))
+    save(fig, out_stem)
+
+
+def practice_figure(table: pd.DataFrame, out_stem) -> None:
+    """Mean/exact (with ±std bars) of every method, one panel per (split, protocol) and
+    metric, one marker per recommender (the practice study's table)."""
+    panels = list(dict.fromkeys(zip(table.split, table.protocol)))
+    metrics = list(dict.fromkeys(table.metric))
+    fig, axes = plt.subplots(len(metrics), len(panels), squeeze=False,
+                             figsize=(3.2 * len(panels), 2.8 * len(metrics)), sharey="row")
+    for i, metric in enumerate(metrics):
+        for j, (split, protocol) in enumerate(panels):
+            ax = axes[i, j]
+            g = table[(table.split == split) & (table.protocol == protocol) &
+                      (table.metric == metric)]
+            methods = list(dict.fromkeys(g.method))
+            for k, rec in enumerate(dict.fromkeys(g.recommender)):
+                h = g[g.recommender == rec].set_index("method").loc[methods]
+                xs = np.arange(len(methods)) + (k - 1) * 0.15
+                ax.errorbar(xs, h["mean"] / h["exact"], yerr=h["std"] / h["exact"], fmt="o",
+                            ms=3, color=REC_COLORS.get(rec), label=rec)
+            ax.axhline(1.0, color="gray", lw=0.8)
+            ax.set_yscale("log")
+            ax.set_xticks(np.arange(len(methods)))
+            ax.set_xticklabels(methods, rotation=60, fontsize=7)
+            ax.set_title(f"{split} / {protocol}", fontsize=8)
+            if j == 0:
+                ax.set_ylabel(f"{metric}: sampled / exact", fontsize=8)
+    axes[0, 0].legend(fontsize=7)
+    fig.tight_layout()
     save(fig, out_stem)

@@ -181,14 +181,14 @@ def jin_targets():
     return out
 
 
-def get_protocol_runs(wildcards):
-    """Input function: the runs CSV of every split of the protocols study."""
-    return expand(rules.protocol_runs.output, dataset=wildcards.dataset,
-                  split=PLAN.protocols["splits"])
+def get_practice_runs(wildcards):
+    """Input function: the runs CSV of every split of the practice study."""
+    return expand(rules.practice_runs.output, dataset=wildcards.dataset,
+                  split=PLAN.practice["splits"])
 
 
-def protocols_targets(force=False):
-    """The protocols study's table, ordering CSV and figure (in rule all when enabled)."""
-    if not (force or PLAN.protocols.get("enabled")):
+def practice_targets(force=False):
+    """The practice study's table, ordering CSV and figure (in rule all when enabled)."""
+    if not (force or PLAN.practice.get("enabled")):
         return []
-    return expand(rules.protocols_table.output, dataset=PLAN.protocols_datasets())
+    return expand(rules.practice_table.output, dataset=PLAN.practice_datasets())

@@ -29,7 +29,7 @@ import inspect
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 
 import jsonschema
 import yaml
@@ -47,6 +47,7 @@ from ..recommenders import KINDS, NEURAL_KINDS, torch_available
 from ..sampling import SAMPLING_LAWS
 from ..textfile import check_readable
 from .fanout import FanOut
+from .renamed import upgrade_renamed_keys
 
 __all__ = ["ConfigError", "check_config_files", "check_schema", "check_semantics",
            "check_config", "library_enums", "with_library_enums"]
@@ -185,7 +186,7 @@ def library_enums() -> dict:
         ("study", "n_mode"): N_MODES,
         ("dataset_protocols", "*", "candidates"): CANDIDATES,
         ("dataset_protocols", "*", "sampling"): SAMPLING_LAWS,
-        ("protocols", "splits", "[]"): SPLITS,
+        ("practice", "splits", "[]"): SPLITS,
     }
 
 
@@ -453,24 +454,24 @@ def _check_toy(config) -> None:
         raise ConfigError(f"config key toy.figure3.top: {top} ranks shown, but toy.n = {n}")
 
 
-def _check_protocols(config) -> None:
-    """The protocols section: recommenders, datasets, metric and correction names
+def _check_practice(config) -> None:
+    """The practice section: recommenders, datasets, metric and correction names
     (``minimal_bias`` is refused: its pseudo-inverse has no interpolation grid, so every
     distinct n of every repeat would be solved exactly)."""
-    protocols = config.get("protocols")
-    if not protocols:
+    practice = config.get("practice")
+    if not practice:
         return
-    _recommender_refs(config, ("protocols", "recommenders"))
-    for i, name in enumerate(protocols.get("datasets", [])):
+    _recommender_refs(config, ("practice", "recommenders"))
+    for i, name in enumerate(practice.get("datasets", [])):
         if name not in (config.get("datasets") or {}):
-            raise ConfigError(f"config key protocols.datasets[{i}]: dataset {_short(name)} is "
+            raise ConfigError(f"config key practice.datasets[{i}]: dataset {_short(name)} is "
                               f"not in 'datasets'")
-    _each(config, ("protocols", "metrics"), _metric)
-    _each(config, ("protocols", "corrections"), _correction)
-    for i, name in enumerate(protocols.get("corrections", [])):
+    _each(config, ("practice", "metrics"), _metric)
+    _each(config, ("practice", "corrections"), _correction)
+    for i, name in enumerate(practice.get("corrections", [])):
         if str(name).strip().lower() in ("minimal_bias", "mb", "bv_0"):
-            raise ConfigError(f"config key protocols.corrections[{i}]: {_short(name)} is not "
-                              f"offered in the protocols study; use cls or bv_<gamma > 0>")
+            raise ConfigError(f"config key practice.corrections[{i}]: {_short(name)} is not "
+                              f"offered in the practice study; use cls or bv_<gamma > 0>")
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -508,7 +509,7 @@ def _check_dataset_protocols(config) -> None:
             raise ConfigError(f"{key}.of: {_short(protocol['of'])} is not a dataset defined "
                               f"in 'datasets' (defined: {defined})")
     views = set(FanOut(config).views())
-    for section in ("study", "protocols"):
+    for section in ("study", "practice"):
         for i, name in enumerate((config.get(section) or {}).get("datasets") or []):
             if name in views:
                 raise ConfigError(f"config key {section}.datasets[{i}]: {name!r} is a view "
@@ -566,12 +567,16 @@ def check_semantics(config: Mapping) -> None:
     _check_study(config)
     _check_repeats(config)
     _check_jin(config)
-    _check_protocols(config)
+    _check_practice(config)
     _check_local_files(config)
 
 
-def check_config(config: Mapping, schema, files=()) -> None:
-    """All three layers: duplicate keys in ``files``, the schema, the semantics."""
+def check_config(config: MutableMapping, schema, files=()) -> list[str]:
+    """All three layers: duplicate keys in ``files``, the schema, the semantics, after
+    moving renamed keys to their new names (in place, :mod:`.renamed`); returns the
+    deprecation line of each renamed key found."""
+    notes = upgrade_renamed_keys(config)
     check_config_files(files)
     check_schema(config, schema)
     check_semantics(config)
+    return notes

@@ -7,8 +7,8 @@ the same plan before any job runs (the m of every rank file against the dataset'
 its sampled ranks against memory), so the two cannot disagree.
 
 Vocabulary (the config's sections): the *study* is KDD'20 Sec. 6 (``study``), *Jin* Jin et
-al.'s tables and figures (``jin``, counted only when ``jin.enabled``), the *protocols study*
-``protocols``; a *view* is a ``dataset_protocols`` entry with ``of``: a new name for a
+al.'s tables and figures (``jin``, counted only when ``jin.enabled``), the *practice study*
+``practice``; a *view* is a ``dataset_protocols`` entry with ``of``: a new name for a
 dataset's split and fits, ranked under another protocol.
 
 The config is read as it is given: the checks of :mod:`sampled_metrics.configuration.check` (which
@@ -49,9 +49,9 @@ class FanOut:
         The ``study`` section (empty if absent).
     jin : dict
         The ``jin`` section if ``jin.enabled``, else empty.
-    protocols : dict
-        The ``protocols`` section (empty if absent), whether or not it is enabled:
-        ``snakemake protocols`` runs it on request.
+    practice : dict
+        The ``practice`` section (empty if absent), whether or not it is enabled:
+        ``snakemake practice`` runs it on request.
 
     Examples
     --------
@@ -81,7 +81,7 @@ class FanOut:
         self.study = dict(config.get("study") or {})
         jin = config.get("jin") or {}
         self.jin = dict(jin) if jin.get("enabled", False) else {}
-        self.protocols = dict(config.get("protocols") or {})
+        self.practice = dict(config.get("practice") or {})
 
     # --- datasets and views -------------------------------------------------------------
 
@@ -163,15 +163,15 @@ class FanOut:
             figures.remove(3)
         return figures
 
-    def protocols_datasets(self) -> list[str]:
-        """Datasets of the protocols study (when it runs: ``protocols.enabled`` or
-        ``snakemake protocols``)."""
-        return list(self.protocols.get("datasets") or [])
+    def practice_datasets(self) -> list[str]:
+        """Datasets of the practice study (when it runs: ``practice.enabled`` or
+        ``snakemake practice``)."""
+        return list(self.practice.get("datasets") or [])
 
     def used_datasets(self) -> list[str]:
         """Datasets some table or figure reads, a view's being the dataset it views: the
-        study's, the protocols study's, then Jin's."""
-        names = self.study_datasets() + self.protocols_datasets()
+        study's, the practice study's, then Jin's."""
+        names = self.study_datasets() + self.practice_datasets()
         names += [self.base_of(d) for d in self.jin.get("datasets") or []]
         return _unique(names)
 
@@ -191,10 +191,10 @@ class FanOut:
         return _unique(r for r in recs if r is not None)
 
     def all_recommenders(self) -> list[str]:
-        """Every recommender a job can fit: :meth:`ranked_recommenders` and the protocols
+        """Every recommender a job can fit: :meth:`ranked_recommenders` and the practice
         study's."""
         return _unique(self.ranked_recommenders()
-                       + list(self.protocols.get("recommenders") or []))
+                       + list(self.practice.get("recommenders") or []))
 
     # --- sample sizes ---------------------------------------------------------------------
 

@@ -5,6 +5,8 @@
 ``kernels``    the compiled loops of the engine (numba)
 ``negatives``  the samplers of the m negatives (uniform with or without replacement,
                fixed), keyed by draw block, and the candidate table
+``several``    the same ranking for several test positives per user (the engine's scoring
+               loop, tie keys and policies) and their simulated sampled positions
 ``rankfile``   the rank file: what one evaluation of one recommender produced (the contract
                between the scoring step, the tables and the command line)
 """

@@ -55,8 +55,9 @@ from ..seeds import generator
 from . import kernels
 from .negatives import BLOCK_USERS, CandidateTable, check_sample_size, negatives_generator
 
-__all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts", "exact_ranks",
-           "sampled_ranks", "evaluate", "rank_all", "mean_metrics", "check_sampled_ranks_size"]
+__all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "check_tie",
+           "ranks_from_counts", "check_scores", "exact_ranks", "sampled_ranks", "score_blocks",
+           "evaluate", "rank_all", "mean_metrics", "check_sampled_ranks_size"]
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,8 @@ def tie_keys(seed: int, block: int, shape) -> np.ndarray:
     return generator(seed, "ties", "keys", block).random(shape)
 
 
-def _check_tie(tie: str) -> str:
+def check_tie(tie: str) -> str:
+    """``tie`` if it names a tie policy of :data:`TIES`; ValueError otherwise."""
     if tie not in TIES:
         raise ValueError(f"tie policy must be one of {TIES}, got {tie!r}")
     return tie
@@ -109,7 +111,7 @@ def ranks_from_counts(n_greater, n_equal, tie: str, rng=None, n_above=None) -> n
             raise ValueError(f"counts of tie keys above (n_above) apply to tie policy "
                              f"'random' only, got {tie!r}")
         return base + np.asarray(n_above, np.int64)
-    if _check_tie(tie) == "pessimistic":
+    if check_tie(tie) == "pessimistic":
         return base + n_equal
     if tie == "optimistic":
         return base
@@ -127,9 +129,14 @@ def _as_block(scores, test_items) -> tuple[np.ndarray, np.ndarray]:
                          f"shape {scores.shape} for {test_items.size} test items")
     if test_items.size and (test_items.min() < 0 or test_items.max() >= scores.shape[1]):
         raise ValueError(f"test items must lie in 0..{scores.shape[1] - 1}")
-    if np.isnan(np.sum(scores)) and np.isnan(scores).any():   # one cheap pass if no NaN
-        raise ValueError("scores contain NaN; cannot rank")
+    check_scores(scores)
     return scores, test_items
+
+
+def check_scores(scores: np.ndarray) -> None:
+    """ValueError if a float array of scores holds a NaN (one cheap pass when it does not)."""
+    if np.isnan(np.sum(scores)) and np.isnan(scores).any():
+        raise ValueError("scores contain NaN; cannot rank")
 
 
 def exact_ranks(scores, train_rows, test_items, tie: str, rng=None, keys=None
@@ -159,7 +166,7 @@ def exact_ranks(scores, train_rows, test_items, tie: str, rng=None, keys=None
         n_u = n_items - |H_u|.
     """
     scores, test_items = _as_block(scores, test_items)
-    _check_tie(tie)
+    check_tie(tie)
     train_rows = sp.csr_matrix(train_rows)
     if train_rows.shape != scores.shape:
         raise ValueError(f"train_rows shape {train_rows.shape} != scores shape {scores.shape}")
@@ -294,7 +301,7 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
         Results do not depend on which other sample sizes or repeats are ranked in the
         same pass.
     """
-    _check_tie(tie)
+    check_tie(tie)
     if candidates not in CANDIDATES:
         raise ValueError(f"candidates must be one of {', '.join(CANDIDATES)}, got "
                          f"{candidates!r}")
@@ -329,22 +336,47 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
 _CHUNK_NEGATIVES = 1 << 23
 
 
+def score_blocks(model, users, first_block: int = 0, label: str = "rank users"):
+    """Score the users draw block by draw block: the one scoring loop of every ranking.
+
+    Yields ``(block, rows, scores)`` for each block of
+    :data:`~sampled_metrics.evaluation.negatives.BLOCK_USERS` consecutive users: the block's
+    number (from ``first_block``), its slice of ``users`` and the model's scores of all
+    items, float64 (b, n_items), computed with BLAS on one thread (the same bits whatever
+    the cores). Progress is reported under ``label``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Constant:
+    ...     def score(self, users):
+    ...         return np.ones((len(users), 3))
+    >>> [(block, rows.stop) for block, rows, _ in score_blocks(Constant(), np.arange(1500))]
+    [(0, 1024), (1, 1500)]
+    """
+    n = len(users)
+    with progress(label, total=n) as bar:
+        for block, lo in enumerate(range(0, n, BLOCK_USERS), start=first_block):
+            rows = slice(lo, min(n, lo + BLOCK_USERS))
+            with threadpool_limits(1, "blas"):
+                scores = np.asarray(model.score(users[rows]), dtype=np.float64)
+            yield block, rows, scores
+            bar.advance(rows.stop - rows.start)
+
+
 def _rank_blocks(model, split, sizes, tie, replace, seed, fixed_negatives, ranks,
                  sampled, first_block=0) -> None:
     """The loop of :func:`evaluate` over draw blocks (fills ``ranks`` and ``sampled``)."""
-    n = split.users.size
-    with progress("rank users", total=n) as bar:
-        for block, lo in enumerate(range(0, n, BLOCK_USERS), start=first_block):
-            _rank_block(model, split, sizes, tie, replace, seed, fixed_negatives, ranks,
-                        sampled, block, slice(lo, min(n, lo + BLOCK_USERS)))
-            bar.advance(min(n, lo + BLOCK_USERS) - lo)
+    for block, rows, scores in score_blocks(model, split.users, first_block):
+        _rank_block(scores, split, sizes, tie, replace, seed, fixed_negatives, ranks,
+                    sampled, block, rows)
 
 
-def _rank_block(model, split, sizes, tie, replace, seed, fixed_negatives, ranks, sampled,
+def _rank_block(scores, split, sizes, tie, replace, seed, fixed_negatives, ranks, sampled,
                 block: int, rows: slice) -> None:
-    """One draw block of :func:`_rank_blocks`: the users at ``rows``."""
+    """One draw block of :func:`_rank_blocks`: the users at ``rows``, scored."""
     users, test = split.users[rows], split.test_items[rows]
-    scores, test = _as_block(model.score(users), test)
+    scores, test = _as_block(scores, test)
     b = users.size
     table = CandidateTable(split.train[users], test)
     keyed = tie == "random"

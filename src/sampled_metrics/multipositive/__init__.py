@@ -65,6 +65,8 @@ Modules (the names of ``positives`` are importable from this package):
 ``lookup``      the moment-based per-positive corrections for many users at once
 ``laws``        the laws of the sampled protocols in use (per user, per positive, with or
                 without replacement, popularity)
+``draws``       simulated draws of those protocols: how many negatives fall in prefixes of a
+                ranking (uniform or popularity), without drawing the items
 ``weighted``    popularity-sampled negatives: the weighted (Horvitz-Thompson) rank estimate
 ``longformat``  the long-format CSV of an evaluation with several positives per user
 ``holdout``     the random holdout split (a share of each user's items as test positives)

@@ -1,5 +1,5 @@
 from sampled_metrics.logs import script_logging
-from sampled_metrics.steps.protocols import write_outputs
+from sampled_metrics.steps.practice_study import write_outputs
 
 with script_logging(snakemake):
     out = dict(snakemake.output)

@@ -1,0 +1,55 @@
+"""Config keys renamed in this release, and the one step that still reads their old names.
+
+A renamed key keeps working for one release: :func:`upgrade_renamed_keys` moves a config's
+old key to its new name (a mapping given under the old name is merged over the new key's
+defaults, key by key, as Snakemake merges a ``--configfile`` over the defaults) and returns
+one line per old key found, telling the user the new name. The registry :data:`RENAMED`
+is the one list of renamed keys (paths from the top of the config).
+
+Examples
+--------
+>>> config = {"practice": {"enabled": False, "m": 100}, "protocols": {"enabled": True}}
+>>> upgrade_renamed_keys(config)
+['config key protocols is now practice (the old name is read until the next release)']
+>>> config
+{'practice': {'enabled': True, 'm': 100}}
+"""
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+
+__all__ = ["RENAMED", "upgrade_renamed_keys"]
+
+#: old key path -> new key path
+RENAMED = {
+    ("protocols",): ("practice",),
+}
+
+
+def _merge(into: MutableMapping, value) -> object:
+    """``value`` merged over ``into`` (mappings key by key, anything else replaces)."""
+    if not (isinstance(into, MutableMapping) and isinstance(value, MutableMapping)):
+        return value
+    for key, item in value.items():
+        into[key] = _merge(into[key], item) if key in into else item
+    return into
+
+
+def upgrade_renamed_keys(config: MutableMapping) -> list[str]:
+    """Move every old key of :data:`RENAMED` found in ``config`` (in place) to its new
+    name; the deprecation lines, one per key moved."""
+    notes = []
+    for old, new in RENAMED.items():
+        parent = config
+        for key in old[:-1]:
+            parent = parent.get(key) if isinstance(parent, MutableMapping) else None
+        if not isinstance(parent, MutableMapping) or old[-1] not in parent:
+            continue
+        value = parent.pop(old[-1])
+        target = config
+        for key in new[:-1]:
+            target = target.setdefault(key, {})
+        target[new[-1]] = _merge(target.get(new[-1]), value) if new[-1] in target else value
+        notes.append(f"config key {'.'.join(old)} is now {'.'.join(new)} (the old name is "
+                     f"read until the next release)")
+    return notes
