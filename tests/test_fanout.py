@@ -93,11 +93,19 @@ def test_corrections_and_figures(plan):
     assert plan.correction_plan(49) == {"recommenders": ["A", "B", "C"],
                                         "metrics": ["recall@10"], "corrections": ["bv_0.1"]}
     assert plan.correction_plan(99) == {"recommenders": [], "metrics": [], "corrections": []}
-    # study.m == jin.m: one corrections job reads the union
+    assert plan.correction_plan(49, "d1-all") == plan.correction_plan(49)
+    # study.m == jin.m: one corrections job of a study dataset reads the union; a view,
+    # which only Jin's tables read, the Jin branch alone (its rank files hold only Jin's
+    # recommenders)
     same = FanOut({**SMALL, "jin": {**SMALL["jin"], "m": 50}})
-    assert same.correction_plan(50) == {"recommenders": ["A", "C", "B"],
-                                        "metrics": ["auc", "recall@10"],
-                                        "corrections": ["cls", "bv_0.1"]}
+    assert same.correction_plan(50, "d1") == {"recommenders": ["A", "C", "B"],
+                                              "metrics": ["auc", "recall@10"],
+                                              "corrections": ["cls", "bv_0.1"]}
+    jin_only = FanOut({**SMALL, "jin": {**SMALL["jin"], "m": 50, "recommenders": ["B"]}})
+    assert jin_only.correction_plan(50, "d1-all") == {"recommenders": ["B"],
+                                                      "metrics": ["recall@10"],
+                                                      "corrections": ["bv_0.1"]}
+    assert {r for d, r, _ in jin_only.rank_files() if d == "d1-all"} == {"B"}
     assert plan.jin_figures() == [1, 2, 3] and plan.jin_figures("d1-all") == [1, 2]
     assert plan.jin_figure_panels(1) == {"B": ("B", 49)}
     assert plan.jin_figure_panels(2) == {"A": ("A", 49), "B": ("B", 49), "C": ("C", 49)}

@@ -118,7 +118,8 @@ def get_rank_files(recommenders):
 
 
 def get_corrections_ranks(wildcards):
-    return get_rank_files(PLAN.correction_plan(int(wildcards.m))["recommenders"])(wildcards)
+    plan = PLAN.correction_plan(int(wildcards.m), wildcards.dataset)
+    return get_rank_files(plan["recommenders"])(wildcards)
 
 
 def get_estimates(kind, m, recommenders):
@@ -140,12 +141,9 @@ def get_jin_figure_pmfs(wildcards):
 
 def jin_figure_title(wildcards):
     """Params of Jin et al.'s Figure {i}: its title."""
-    if wildcards.i == "1":
-        return f"Jin Fig. 1 ({wildcards.dataset}, m = {PLAN.jin['m']})"
-    if wildcards.i == "2":
-        return f"Jin et al. Figure 2 ({wildcards.dataset}, m = {PLAN.jin['m']})"
-    return (f"Jin et al. Figure 3 ({wildcards.dataset}, recommender "
-            f"{PLAN.jin['figure3']['recommender']})")
+    what = (f"recommender {PLAN.jin['figure3']['recommender']}" if wildcards.i == "3"
+            else f"m = {PLAN.jin['m']}")
+    return f"Jin et al. Figure {wildcards.i} ({wildcards.dataset}, {what})"
 
 
 def toy_targets():

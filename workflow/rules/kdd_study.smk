@@ -8,7 +8,7 @@ rule corrections:
     output:
         "results/{dataset}/m{m}/per_repeat.csv",
     params:
-        plan=lambda wc: PLAN.correction_plan(int(wc.m)),
+        plan=lambda wc: PLAN.correction_plan(int(wc.m), wc.dataset),
         n_mode=lookup(dpath="study/n_mode", within=config),
     threads: 1
     conda:

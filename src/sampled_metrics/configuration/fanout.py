@@ -248,20 +248,25 @@ class FanOut:
                     out.append((dataset, rec, sizes))
         return out
 
-    def correction_plan(self, m: int) -> dict[str, list[str]]:
-        """Recommenders, metrics and corrections of the per-repeat corrections at ``m``: the
-        union of what Table 3 (at ``study.m``) and Jin's tables (at ``jin.m``) read.
+    def correction_plan(self, m: int, dataset: str | None = None) -> dict[str, list[str]]:
+        """Recommenders, metrics and corrections of the per-repeat corrections at ``m`` (of
+        ``dataset``): the union of what Table 3 (at ``study.m``, on the study's datasets)
+        and Jin's tables (at ``jin.m``, on Jin's datasets and views) read; every branch
+        at ``m`` without ``dataset``.
 
         Examples
         --------
-        >>> plan = FanOut({"study": {"m": 50, "recommenders": ["A"], "metrics": ["auc"],
-        ...                          "corrections": ["cls"]}})
-        >>> plan.correction_plan(50)
+        >>> plan = FanOut({"study": {"datasets": ["d"], "m": 50, "recommenders": ["A"],
+        ...                          "metrics": ["auc"], "corrections": ["cls"]}})
+        >>> plan.correction_plan(50, "d")
         {'recommenders': ['A'], 'metrics': ['auc'], 'corrections': ['cls']}
+        >>> plan.correction_plan(50, "elsewhere")["recommenders"]
+        []
         """
         plan = {"recommenders": [], "metrics": [], "corrections": []}
-        for branch in (self.study, self.jin):
-            if branch and branch["m"] == m:
+        for branch, datasets in ((self.study, self.study_datasets()),
+                                 (self.jin, self.jin_datasets())):
+            if branch and branch["m"] == m and (dataset is None or dataset in datasets):
                 for key, values in plan.items():
                     values += branch[key]
         return {key: _unique(values) for key, values in plan.items()}
