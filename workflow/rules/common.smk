@@ -157,7 +157,7 @@ def toy_targets():
 def study_targets():
     """Tables 3-4 and Figures 5-6 for every dataset of the study."""
     datasets = PLAN.study_datasets()
-    out = expand([*rules.tables.output, *rules.figure5.output, *rules.figure6.output,
+    out = expand([*rules.kdd_tables.output, *rules.figure5.output, *rules.figure6.output,
                   rules.split.output.info], dataset=datasets)
     if PLAN.model_seeds():
         out += expand(rules.table3_seeds.output, dataset=datasets)

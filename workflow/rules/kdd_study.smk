@@ -21,7 +21,7 @@ rule corrections:
         "../scripts/corrections.py"
 
 
-rule tables:
+rule kdd_tables:
     input:
         expand(rules.corrections.output, m=PLAN.study["m"], allow_missing=True),
     output:
@@ -39,11 +39,11 @@ rule tables:
     conda:
         ENV
     log:
-        "logs/{dataset}/tables.log",
+        "logs/{dataset}/kdd_tables.log",
     benchmark:
-        "logs/benchmarks/{dataset}/tables.tsv"
+        "logs/benchmarks/{dataset}/kdd_tables.tsv"
     script:
-        "../scripts/tables.py"
+        "../scripts/kdd_tables.py"
 
 
 rule figure5:
