@@ -69,8 +69,6 @@ class PositiveRanks:
         N_u.
     items : list of int arrays (b, width)
         Per draw block, each user's non-relevant items in the total order (then padding).
-    seed : int
-        The seed of the exact ranking's tie draws.
     """
 
     tie: str
