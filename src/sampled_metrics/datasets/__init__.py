@@ -10,7 +10,6 @@ Modules, one idea each:
                   ``dataset_schema`` (the config schema of a dataset entry)
 ``download``      checked download or local copy (MD5, atomic, progress logging)
 ``members``       files inside zip archives
-``parsing``       the one parser of headerless numeric text tables
 ``movielens``     the GroupLens catalogue (URLs, MD5s) and one reader for its six layouts
 ``interactions``  your own CSV/TSV/Parquet file with a header
 ``ncf``           the NCF pre-split files with fixed negatives; packing them

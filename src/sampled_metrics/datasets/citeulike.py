@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from ..seeds import generator
+from ..textfile import show
 from .errors import DataError
 from .members import read_file
-from .parsing import show
 from .split import COLUMNS
 
 __all__ = ["read_citeulike", "read_citeulike_spec", "LAYOUT"]

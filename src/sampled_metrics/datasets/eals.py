@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..textfile import parse_table, strip_bom
 from .members import read_file
-from .parsing import parse_table, strip_bom
 from .split import COLUMNS
 
 __all__ = ["read_eals", "read_eals_spec", "LAYOUT"]

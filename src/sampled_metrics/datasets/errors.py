@@ -1,4 +1,5 @@
-"""The package's exception, and one-line checks of values against JSON-schema fragments.
+"""The package's exception (the text inputs' ``DataError``, raised by every reader of a data
+file), and one-line checks of values against JSON-schema fragments.
 
 The registry describes every dataset spec key by a small JSON-schema fragment (draft 2020-12)
 that serves twice: in :func:`~sampled_metrics.datasets.dataset_schema` (the config schema)
@@ -14,6 +15,8 @@ import numbers
 import re
 from collections.abc import Iterable, Mapping
 
+from ..textfile import DataError
+
 __all__ = ["DataError", "SCHEMA_KEYWORDS", "check_fields"]
 
 #: the JSON-schema keywords that spec key fragments may use
@@ -21,10 +24,6 @@ SCHEMA_KEYWORDS = frozenset({"type", "minimum", "maximum", "exclusiveMinimum", "
                              "description"})
 
 _TYPES = {"integer": "an integer", "number": "a number", "string": "a string"}
-
-
-class DataError(ValueError):
-    """A data file is missing, corrupt, truncated or malformed."""
 
 
 def check_fields(values: Mapping, properties: Mapping[str, dict],

@@ -11,9 +11,9 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
+from ..textfile import show, split_header, strip_bom
 from .errors import DataError
 from .members import describe, read_file
-from .parsing import show, split_header, strip_bom
 from .split import COLUMNS
 
 __all__ = ["read_interactions_file", "read_interactions_spec", "check_column_keys",

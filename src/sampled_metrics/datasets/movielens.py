@@ -2,7 +2,7 @@
 
 ``MOVIELENS`` lists each archive's URL and published MD5; ``LAYOUTS`` how its ratings are
 written. :func:`read_movielens` reads any of them the same way: the member's bytes, the
-header if the layout has one, then :func:`~sampled_metrics.datasets.parsing.parse_table`.
+header if the layout has one, then :func:`~sampled_metrics.textfile.parse_table`.
 """
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..textfile import parse_table, show, split_header, strip_bom
 from .errors import DataError
 from .members import read_member
-from .parsing import parse_table, show, split_header, strip_bom
 from .split import COLUMNS
 
 __all__ = ["MOVIELENS", "ML_LATEST_SMALL_RELEASE", "LAYOUTS", "Layout", "read_movielens"]

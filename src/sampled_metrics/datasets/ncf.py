@@ -11,9 +11,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..atomic import atomic_output
+from ..textfile import parse_table, show
 from .errors import DataError
 from .members import describe, member_names, read_member
-from .parsing import parse_table, show
 from .split import Split
 
 __all__ = ["read_ncf", "read_ncf_spec", "pack_ncf"]

@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .errors import DataError
+from .text import DataError
 
 __all__ = ["parse_table", "strip_bom", "split_header", "show"]
 
@@ -87,7 +87,7 @@ def parse_table(body: bytes, sep: str, fields: tuple[str, ...], kinds: str, name
     >>> parse_table(b"1::x\\n", "::", ("user", "item"), "ii", "t")
     Traceback (most recent call last):
     ...
-    sampled_metrics.datasets.errors.DataError: t: line 1: item is not an integer: 'x' in '1::x'
+    sampled_metrics.textfile.text.DataError: t: line 1: item is not an integer: 'x' in '1::x'
     """
     if not body.strip():
         raise DataError(f"{name}: no data lines")
