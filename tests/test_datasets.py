@@ -20,7 +20,7 @@ from sampled_metrics.datasets import (FORMATS, MOVIELENS, DataError, fetch_archi
                                       leave_last_out, load_split, make_split, md5sum, pack_ncf,
                                       prepare_archive, read_movielens, read_ncf, save_split)
 from sampled_metrics.datasets import download
-from sampled_metrics.textfile import table
+from sampled_metrics.textfile import chunks
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "formats"
@@ -257,7 +257,7 @@ def test_csv_header_and_empty_file(tmp_path):
 
 
 def test_bad_line_found_in_a_later_chunk(tmp_path, monkeypatch):
-    monkeypatch.setattr(table, "_CHUNK_LINES", 2)
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 24)
     lines = [f"{u}\t{u + 1}\t3\t{1000 + u}" for u in range(9)]
     lines[6] = "6\t7\t3\t1006\t99"                       # line 7: a fifth field
     archive = zip_text(tmp_path / "a.zip", "ml-100k/u.data", "\n".join(lines) + "\n")

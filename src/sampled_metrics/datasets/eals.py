@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..textfile import parse_table, strip_bom
+from ..textfile import parse_table
 from .members import read_file
 from .split import COLUMNS
 
@@ -45,7 +45,7 @@ def read_eals(path, *, member: str | None = None) -> pd.DataFrame:
         rating that is not a number).
     """
     raw, name = read_file(path, member)
-    cols = parse_table(strip_bom(raw), "\t", _FIELDS, "iifi", name,
+    cols = parse_table(raw, "\t", _FIELDS, "iifi", name,
                        expected="4 tab-separated fields (user item rating timestamp)")
     return pd.DataFrame(dict(zip(_FIELDS, cols)))[list(COLUMNS)]
 

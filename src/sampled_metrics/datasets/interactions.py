@@ -11,7 +11,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from ..textfile import show, split_header, strip_bom
+from ..textfile import bad_values, show, split_header, strip_bom
 from .errors import DataError
 from .members import describe, read_file
 from .split import COLUMNS
@@ -244,7 +244,7 @@ def _int64(col: pd.Series, what: str, name: str, place, shown: pd.Series | None 
         out, edge = values.astype(np.int64), np.flatnonzero(values > np.iinfo(np.int64).max)
     else:
         values = col.to_numpy(dtype=np.float64)
-        bad = ~np.isfinite(values) | (values != np.floor(values))
+        bad = bad_values(values)
         if bad.any():
             row = int(np.argmax(bad))
             raise DataError(f"{name}: {place(row)}: {what} is not an integer: "

@@ -18,13 +18,13 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["read_integers", "read_columns", "Column", "check_readable"]
+from .files import check_readable, check_text
+from .numbers import EXACT, bad_values
+from .text import show
+
+__all__ = ["read_integers", "read_columns", "Column"]
 
 CHUNK = 1 << 20
-_SNIFF = 1 << 16
-NUL = bytes(1)
-#: float64 holds every integer up to this size exactly (2**53 + 1 reads as 2**53)
-EXACT = 2 ** 53 - 1
 
 
 class Column(NamedTuple):
@@ -50,50 +50,6 @@ class Column(NamedTuple):
         return f">= {lo}" if self.hi == EXACT > -self.lo else f"{lo}..{hi}"
 
 
-def _token(text: str, limit: int = 40) -> str:
-    return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-def check_readable(path, shown: str | None = None, what: str = "file") -> Path:
-    """``path`` as a Path if it is a readable regular file; else ValueError naming it."""
-    shown = str(path) if shown is None else shown
-    path = Path(path)
-    try:
-        if path.is_dir():
-            raise ValueError(f"{shown}: is a directory, expected a {what}")
-        if not path.exists():
-            raise ValueError(f"{shown}: no such file")
-        if not path.is_file():
-            raise ValueError(f"{shown}: not a regular file (a pipe or device), expected a "
-                             f"{what}")
-    except OSError as err:  # a symbolic link loop, a name too long, ...
-        raise ValueError(f"{shown}: cannot open ({err.strerror or type(err).__name__})"
-                         ) from None
-    try:
-        with open(path, "rb") as handle:
-            handle.read(1)
-    except OSError as err:
-        raise ValueError(f"{shown}: cannot read ({err.strerror or type(err).__name__})"
-                         ) from None
-    return path
-
-
-def _check_text(path: Path, shown: str, what: str) -> None:
-    with open(path, "rb") as handle:
-        head = handle.read(_SNIFF)
-    if not head.strip() and path.stat().st_size <= _SNIFF:
-        raise ValueError(f"{shown}: file is empty, expected one {what} per line")
-    if NUL in head:
-        raise ValueError(f"{shown}: binary data (byte {head.index(NUL)} is NUL), expected "
-                         f"a text file of {what}s")
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as err:
-        if len(head) < _SNIFF or err.start < len(head) - 4:  # not a character cut at the end
-            raise ValueError(f"{shown}: not UTF-8 text (byte {err.start}), expected a text "
-                             f"file of {what}s") from None
-
-
 def _first_bad_line(path: Path, shown: str, columns: dict) -> ValueError:
     """Re-read slowly to name the first line whose token (in one of ``columns``) is not a
     number."""
@@ -107,7 +63,7 @@ def _first_bad_line(path: Path, shown: str, columns: dict) -> ValueError:
                 try:
                     float(tok)
                 except ValueError:
-                    return ValueError(f"{shown}:{line_no}: {_token(tok)} is not an integer "
+                    return ValueError(f"{shown}:{line_no}: {show(tok, 40)} is not an integer "
                                       f"{what} (CSV input? pass --column NAME)")
         else:
             reader = csv.reader(handle)
@@ -122,7 +78,7 @@ def _first_bad_line(path: Path, shown: str, columns: dict) -> ValueError:
                         float(tok)
                     except ValueError:
                         kind = "an integer" if spec.integer else "a number"
-                        return ValueError(f"{shown}:{line_no}: {_token(tok)} in column "
+                        return ValueError(f"{shown}:{line_no}: {show(tok, 40)} in column "
                                           f"{column!r} is not {kind} {spec.what}")
     csv_input = None not in columns
     return ValueError(f"{shown}: cannot read as {'CSV' if csv_input else 'one number per line'}")
@@ -179,7 +135,7 @@ def _read(path, what: str, columns: dict) -> dict:
     """:func:`read_columns`; ``columns = {None: spec}``: one value per line."""
     shown = str(path)
     path = check_readable(path, shown, f"text file of {what}s")
-    _check_text(path, shown, what)
+    check_text(path, shown, what)
     header = []
     if None not in columns:
         with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
@@ -211,11 +167,7 @@ def _read(path, what: str, columns: dict) -> dict:
                                                 offset + int(np.argmax(empty)))
                         parts[column].append(values.to_numpy())
                         continue
-                    bad = ~np.isfinite(values) | (values < spec.lo) | (values > spec.hi)
-                    if spec.integer:
-                        bad |= values != np.floor(values)
-                    if spec.open_lo:
-                        bad |= values <= spec.lo
+                    bad = bad_values(values, spec.lo, spec.hi, spec.integer, spec.open_lo)
                     if bad.any():
                         raise _out_of_range(path, shown, column, spec,
                                             offset + int(np.argmax(bad)))
@@ -280,8 +232,8 @@ def _out_of_range(path: Path, shown: str, column, spec: Column, index: int) -> V
         number = float(tok)
     except ValueError:
         number = float("nan")
-    if np.isfinite(number) and (number == np.floor(number) or not spec.integer):
-        return ValueError(f"{shown}:{line_no}: {spec.what} {_token(tok)[1:-1]} outside "
+    if not bad_values(number, integer=spec.integer):
+        return ValueError(f"{shown}:{line_no}: {spec.what} {show(tok, 40)[1:-1]} outside "
                           f"{spec.span()}")
     kind = "an integer" if spec.integer else "a finite number"
-    return ValueError(f"{shown}:{line_no}: {_token(tok)} is not {kind} {spec.what}")
+    return ValueError(f"{shown}:{line_no}: {show(tok, 40)} is not {kind} {spec.what}")

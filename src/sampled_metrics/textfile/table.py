@@ -2,44 +2,22 @@
 
 A table is headerless lines of ``k`` fields separated by ``sep``; each field is an integer
 (``'i'``: int64; integral decimals such as ``3186.0`` are accepted, as the offline ML-1M copy
-writes movie ids that way) or a finite number (``'f'``: float64). Parsing is vectorised
-(pandas' C parser); only when that fails is the body re-parsed chunk by chunk, and only a
-failing chunk line by line, to name the first malformed line (1-based, as in the file).
+writes movie ids that way) or a finite number (``'f'``: float64). It is parsed chunk by chunk
+(:mod:`.chunks`): by pandas' C parser, and only a chunk that it refuses line by line, to name
+the first malformed line (1-based, as in the file).
 """
 from __future__ import annotations
 
-import codecs
 import io
-import re
 
 import numpy as np
 import pandas as pd
 
-from .text import DataError
+from .chunks import line_chunks, parse_chunks
+from .numbers import EXACT, bad_values, strict_integer, strict_number
+from .text import DataError, show, strip_bom
 
-__all__ = ["parse_table", "strip_bom", "split_header", "show"]
-
-#: lines per chunk when locating the first bad line after the fast parse failed
-_CHUNK_LINES = 1_000_000
-_INT = re.compile(rb"^\s*[+-]?\d+(?:\.0*)?\s*$")          # '3186' and '3186.0'
-_FLOAT = re.compile(rb"^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$")
-_EXACT = 2 ** 53                                           # float64 holds integers below
-
-
-def strip_bom(raw: bytes) -> bytes:
-    """``raw`` without a leading UTF-8 byte order mark."""
-    return raw[len(codecs.BOM_UTF8):] if raw.startswith(codecs.BOM_UTF8) else raw
-
-
-def split_header(raw: bytes) -> tuple[bytes, bytes]:
-    """(first line without its line end, the rest)."""
-    head, _, body = raw.partition(b"\n")
-    return head.rstrip(b"\r"), body
-
-
-def show(line: bytes) -> str:
-    """A line (its first 80 bytes) as it appears in error messages."""
-    return repr(line[:80].decode("utf-8", "replace"))
+__all__ = ["parse_table"]
 
 
 def parse_table(body: bytes, sep: str, fields: tuple[str, ...], kinds: str, name: str,
@@ -50,7 +28,8 @@ def parse_table(body: bytes, sep: str, fields: tuple[str, ...], kinds: str, name
     Parameters
     ----------
     body : bytes
-        The lines (``\\n`` or ``\\r\\n`` ends; the last may lack one).
+        The lines (``\\n`` or ``\\r\\n`` ends; the last may lack one; a leading byte-order
+        mark is skipped).
     sep : str
         Field separator, one or more characters (``'::'`` is fine).
     fields : tuple of str
@@ -89,27 +68,17 @@ def parse_table(body: bytes, sep: str, fields: tuple[str, ...], kinds: str, name
     ...
     sampled_metrics.textfile.text.DataError: t: line 1: item is not an integer: 'x' in '1::x'
     """
+    body = strip_bom(body)
     if not body.strip():
         raise DataError(f"{name}: no data lines")
     body = body.rstrip(b" \t\r\n") + b"\n"   # trailing blank lines are not rows
     expected = expected or f"{len(kinds)} fields ({' '.join(fields)}) separated by {sep!r}"
-    cols = _fast_table(body, sep, kinds)
-    if cols is not None:
-        return cols
-    # Locate the problem: fast-parse chunk by chunk, check only a failing chunk per line.
-    ends = np.flatnonzero(np.frombuffer(body, dtype=np.uint8) == 10) + 1
-    if ends.size == 0 or ends[-1] != len(body):
-        ends = np.append(ends, len(body))
-    parts, start = [], 0
-    for lo in range(0, ends.size, _CHUNK_LINES):
-        stop = int(ends[min(lo + _CHUNK_LINES, ends.size) - 1])
-        chunk = body[start:stop]
-        got = _fast_table(chunk, sep, kinds)
-        if got is None:
-            got = _strict_table(chunk, sep, fields, kinds, name, first_line + lo, expected,
-                                whole_line)
-        parts.append(got)
-        start = stop
+    parts = list(parse_chunks(
+        line_chunks(body, first_line), lambda chunk: _fast_table(chunk, sep, kinds),
+        lambda chunk, line: _strict_table(chunk, sep, fields, kinds, name, line, expected,
+                                          whole_line)))
+    if len(parts) == 1:
+        return parts[0]
     return [np.concatenate([p[j] for p in parts]) for j in range(len(kinds))]
 
 
@@ -136,9 +105,9 @@ def _fast_table(body: bytes, sep: str, kinds: str) -> list[np.ndarray] | None:
     if len(frame) != n_lines:
         return None
     cols = [frame[j].to_numpy() for j in range(k)]
-    if any(c == "f" and not np.isfinite(col).all() for c, col in zip(kinds, cols)):
+    if any(c == "f" and bad_values(col, integer=False).any() for c, col in zip(kinds, cols)):
         return None
-    if b"." in body and any(c == "i" and col.size and np.abs(col).max() >= _EXACT
+    if b"." in body and any(c == "i" and bad_values(col, -EXACT, EXACT).any()
                             for c, col in zip(kinds, cols)):
         return None  # '1e17.0'-sized integral decimals went through float64: check exactly
     return cols
@@ -159,12 +128,12 @@ def _strict_table(chunk: bytes, sep: str, fields, kinds: str, name: str, first_l
             raise DataError(f"{name}: line {number}: expected {expected}, got {show(line)}")
         for j, (value, kind) in enumerate(zip(values, kinds)):
             integer = kind == "i"
-            if (_INT if integer else _FLOAT).match(value):
-                parsed = int(value.strip().split(b".")[0]) if integer else float(value)
+            parsed = strict_integer(value) if integer else strict_number(value)
+            if parsed is not None:
                 if integer and abs(parsed) >= 2 ** 63:
                     raise DataError(f"{name}: line {number}: {fields[j]} {show(value)} is too "
                                     f"large for a 64-bit integer")
-                if not integer and not np.isfinite(parsed):
+                if not integer and bad_values(parsed, integer=False):
                     raise DataError(f"{name}: line {number}: {fields[j]} {show(value)} is not "
                                     f"a finite number")
                 cols[j].append(parsed)
