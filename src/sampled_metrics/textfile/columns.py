@@ -1,15 +1,17 @@
 """Numbers from a user's text file: integers one per line, or columns of a CSV with a header.
 
-Read in chunks by pandas' C parser, so a file of N ranks costs about 16 bytes per rank at the
+Read chunk by chunk (:mod:`.chunks`: pandas' C parser, and line by line only a chunk it
+refuses or whose values are wrong), so a file of N ranks costs about 16 bytes per rank at the
 peak (the int64 result and its chunks), not a Python object per line. A UTF-8 byte-order mark
-is skipped, blank lines and lines starting with ``#`` are skipped (one-per-line files), and
-every fault ends in one ``ValueError`` naming the file as given, the line and the token
-(shortened), never a parser's traceback.
+is skipped, blank lines and ``#`` comments are skipped (one-per-line files), and every fault
+ends in one ``ValueError`` naming the file as given, the line and the token (shortened),
+never a parser's traceback.
 """
 from __future__ import annotations
 
 import csv
-import itertools
+import io
+import math
 import re
 import warnings
 from pathlib import Path
@@ -18,19 +20,30 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from .chunks import line_chunks, parse_chunks
 from .files import check_readable, check_text
-from .numbers import EXACT, bad_values
-from .text import show
+from .numbers import EXACT, MISSING, bad_values, read_number
+from .text import show, strip_bom
 
 __all__ = ["read_integers", "read_columns", "Column"]
 
-CHUNK = 1 << 20
+_TOKEN = 40                                                # characters of a token shown
+_BOOLEAN = re.compile(rb"(?im)(^|,)[ \t]*(true|false)[ \t]*\r?(,|$)")
+_EXTRA = "\0extra"
 
 
 class Column(NamedTuple):
     """How one column is read: ``what`` a value is (in messages), its range ``lo..hi``
     (``(lo, hi]`` with ``open_lo``; ``hi`` called ``hi_name``), integers or numbers; a
-    ``label`` column (ids such as ``u17``) is read as stripped text, any but empty."""
+    ``label`` column (ids such as ``u17``) is read as stripped text, any but empty.
+
+    Examples
+    --------
+    >>> Column("sampled rank", 1, 61, hi_name="m+1").span(), Column("count", 0).span()
+    ('1..m+1=61', '>= 0')
+    >>> Column("prob", 0, 1, integer=False, open_lo=True).span()
+    '(0, 1]'
+    """
 
     what: str
     lo: float = -EXACT
@@ -49,69 +62,9 @@ class Column(NamedTuple):
             return f"({lo}, {hi}]"
         return f">= {lo}" if self.hi == EXACT > -self.lo else f"{lo}..{hi}"
 
-
-def _first_bad_line(path: Path, shown: str, columns: dict) -> ValueError:
-    """Re-read slowly to name the first line whose token (in one of ``columns``) is not a
-    number."""
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-        if None in columns:
-            what = columns[None].what
-            for line_no, line in enumerate(handle, 1):
-                tok = line.strip()
-                if not tok or tok.startswith("#"):
-                    continue
-                try:
-                    float(tok)
-                except ValueError:
-                    return ValueError(f"{shown}:{line_no}: {show(tok, 40)} is not an integer "
-                                      f"{what} (CSV input? pass --column NAME)")
-        else:
-            reader = csv.reader(handle)
-            header = [h.strip() for h in next(reader, [])]
-            at = {column: header.index(column) for column in columns}
-            for line_no, row in enumerate(reader, 2):
-                for column, spec in columns.items():
-                    if spec.label:
-                        continue
-                    tok = row[at[column]].strip() if at[column] < len(row) else ""
-                    try:
-                        float(tok)
-                    except ValueError:
-                        kind = "an integer" if spec.integer else "a number"
-                        return ValueError(f"{shown}:{line_no}: {show(tok, 40)} in column "
-                                          f"{column!r} is not {kind} {spec.what}")
-    csv_input = None not in columns
-    return ValueError(f"{shown}: cannot read as {'CSV' if csv_input else 'one number per line'}")
-
-
-_BOOLEAN = re.compile(rb"(?im)(^|,)[ \t]*(true|false)[ \t]*\r?(,|$)")
-
-
-def _has_boolean(path: Path) -> bool:
-    """True if a field reads ``true``/``false`` (pandas would take it as 1/0)."""
-    with open(path, "rb") as handle:
-        tail = b""
-        while block := handle.read(1 << 24):
-            cut = block.rfind(b"\n") + 1
-            if _BOOLEAN.search(tail + block[:cut]):
-                return True
-            tail = block[cut:]
-        return bool(_BOOLEAN.search(tail))
-
-
-def _chunks(path: Path, columns: list, header=()):
-    if columns == [None]:
-        # a second column catches lines with two fields (pandas would index by the first)
-        return pd.read_csv(path, header=None, names=["value", "extra"], comment="#",
-                           skip_blank_lines=True, dtype=np.float64,
-                           chunksize=CHUNK,
-                           encoding="utf-8-sig", skipinitialspace=True, index_col=False)
-    # every header field plus one: a row with more fields than the header is caught, not
-    # shifted onto the index (pandas' default); the other columns are read as text
-    names = [*header, "\0extra"]
-    return pd.read_csv(path, header=None, skiprows=1, names=names, index_col=False,
-                       dtype={**{n: str for n in names}, **dict.fromkeys(columns, np.float64)},
-                       chunksize=CHUNK, encoding="utf-8-sig", skipinitialspace=True)
+    def bad(self, values) -> np.ndarray:
+        """Where ``values`` (float64) are not values of this column."""
+        return bad_values(values, self.lo, self.hi, self.integer, self.open_lo)
 
 
 def read_integers(path, lo: int, hi: int, what: str, column: str | None = None,
@@ -119,15 +72,43 @@ def read_integers(path, lo: int, hi: int, what: str, column: str | None = None,
     """The integers of ``path`` (one per line, or column ``column`` of a CSV), each checked
     to lie in ``lo..hi``; int64 array. ValueError (one line) naming the file, the line and
     what is wrong: missing, a directory, unreadable, empty, binary, a token that is not an
-    integer, a value out of range, a missing column."""
+    integer, a value out of range, a missing column.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> good, bad = Path(folder.name, "good.txt"), Path(folder.name, "bad.txt")
+    >>> _ = good.write_text("# sampled ranks\\n3\\n1\\n\\n7.0\\n"), bad.write_text("3\\n99\\n")
+    >>> read_integers(good, 1, 61, "sampled rank").tolist()
+    [3, 1, 7]
+    >>> read_integers(bad, 1, 61, "sampled rank", hi_name="m+1")
+    Traceback (most recent call last):
+    ...
+    ValueError: ...bad.txt:2: sampled rank 99 outside 1..m+1=61
+    >>> folder.cleanup()
+    """
     return _read(path, what, {column: Column(what, lo, hi, hi_name=hi_name)})[column]
 
 
 def read_columns(path, columns: dict, what: str) -> dict:
     """Columns of a CSV with a header, read in chunks: ``columns`` maps each name to its
-    :class:`Column`; returns name -> int64 (integers) or float64 array. ``what`` names a row
-    (``no <what>s found``). ValueError (one line) as :func:`read_integers`, naming the line
-    and the column."""
+    :class:`Column`; returns name -> int64 (integers) or float64 array, or object array
+    (labels). ``what`` names a row (``no <what>s found``). ValueError (one line) as
+    :func:`read_integers`, naming the line and the column.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "positives.csv"
+    ...     _ = path.write_text("user,position,prob\\nu1,3,0.5\\nu2,x,1\\n")
+    ...     read_columns(path, {"user": Column("user id", label=True),
+    ...                         "position": Column("position")}, "positive")
+    Traceback (most recent call last):
+    ...
+    ValueError: ...positives.csv:3: 'x' in column 'position' is not an integer position
+    """
     return _read(path, what, dict(columns))
 
 
@@ -136,104 +117,144 @@ def _read(path, what: str, columns: dict) -> dict:
     shown = str(path)
     path = check_readable(path, shown, f"text file of {what}s")
     check_text(path, shown, what)
-    header = []
-    if None not in columns:
-        with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-            header = [h.strip() for h in next(csv.reader(handle), [])]
-        names = ", ".join(header)
-        for column in columns:
-            if column not in header:
-                raise ValueError(f"{shown}: no column {column!r}; columns are "
-                                 f"{names[:120] + ('...' if len(names) > 120 else '')}")
-            if header.count(column) > 1:
-                raise ValueError(f"{shown}: column {column!r} appears {header.count(column)} "
-                                 f"times in the header ({names[:120]})")
-    if _has_boolean(path):
-        raise _first_bad_line(path, shown, columns)
-    parts, offset = {column: [] for column in columns}, 0
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            for chunk, extra in _chunk_values(path, columns, header):
-                if extra is not None and extra.any():
-                    raise _first_bad_line(path, shown, columns)
-                for column, spec in columns.items():
-                    values = chunk[column]
-                    if spec.label:
-                        values = pd.Series(values, dtype=object).str.strip()
-                        empty = values.isna() | (values == "")
-                        if empty.any():
-                            raise _out_of_range(path, shown, column, spec,
-                                                offset + int(np.argmax(empty)))
-                        parts[column].append(values.to_numpy())
-                        continue
-                    bad = bad_values(values, spec.lo, spec.hi, spec.integer, spec.open_lo)
-                    if bad.any():
-                        raise _out_of_range(path, shown, column, spec,
-                                            offset + int(np.argmax(bad)))
-                    parts[column].append(values.astype(np.int64) if spec.integer else values)
-                offset += values.size
-    except pd.errors.ParserWarning:
-        raise _too_many_fields(path, shown, len(header)) from None
-    except (ValueError, pd.errors.ParserError) as err:
-        if str(err).startswith(shown):
-            raise
-        raise _first_bad_line(path, shown, columns) from None
-    if offset == 0:
+    header = [] if None in columns else _header(path, shown, columns)
+    parts = {column: [] for column in columns}
+    chunks = line_chunks(path, skip=1 if header else 0)
+    for got in parse_chunks(chunks, lambda chunk: _fast(chunk, columns, header),
+                            lambda chunk, line: _strict(chunk, line, shown, columns, header)):
+        for column, values in got.items():
+            parts[column].append(values)
+    if not sum(part.size for part in next(iter(parts.values()))):
         raise ValueError(f"{shown}: no {what}s found")
     return {column: np.concatenate(part) for column, part in parts.items()}
 
 
-def _chunk_values(path: Path, columns: dict, header):
-    """({column: values}, rows with an extra field or None) per chunk."""
+def _header(path: Path, shown: str, columns: dict) -> list[str]:
+    """The header's field names; ValueError if a column is missing or appears twice."""
+    with open(path, "rb") as handle:
+        head = strip_bom(handle.readline()).decode("utf-8", "replace")
+    header = [h.strip() for h in next(csv.reader([head]), [])]
+    names = ", ".join(header)
+    for column in columns:
+        if column not in header:
+            raise ValueError(f"{shown}: no column {column!r}; columns are "
+                             f"{names[:120] + ('...' if len(names) > 120 else '')}")
+        if header.count(column) > 1:
+            raise ValueError(f"{shown}: column {column!r} appears {header.count(column)} "
+                             f"times in the header ({names[:120]})")
+    return header
+
+
+def _fast(chunk: bytes, columns: dict, header: list) -> dict | None:
+    """{column: values} of a chunk by pandas' C parser; None if it refuses the chunk or a
+    value is wrong (then :func:`_strict` names the line)."""
+    if _BOOLEAN.search(chunk):  # pandas would read true/false as 1/0
+        return None
     numeric = [c for c, spec in columns.items() if not spec.label]
-    for chunk in _chunks(path, numeric, header):
-        if None in columns:
-            yield {None: chunk["value"].to_numpy()}, chunk["extra"].notna().to_numpy()
-        else:
-            extra = chunk["\0extra"].notna().to_numpy()
-            if extra.any():
-                raise pd.errors.ParserWarning("a row has more fields than the header")
-            yield {column: chunk[column].to_numpy() for column in columns}, None
-
-
-def _token_at(path: Path, column, index: int) -> tuple[int, str]:
-    """(line number, token) of the ``index``-th value of ``column`` (0-based among the rows
-    read; ``None``: one value per line)."""
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-        if column is None:
-            lines = ((no, line.strip()) for no, line in enumerate(handle, 1))
-            values = ((no, tok) for no, tok in lines if tok and not tok.startswith("#"))
-        else:
-            reader = csv.reader(handle)
-            at = [h.strip() for h in next(reader)].index(column)
-            values = ((no, row[at].strip() if at < len(row) else "")
-                      for no, row in enumerate(reader, 2))
-        line_no, tok = next(itertools.islice(values, index, None), (0, "?"))
-    return line_no, tok
-
-
-def _too_many_fields(path: Path, shown: str, k: int) -> ValueError:
-    """The error for the first row that has more fields than the header."""
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle:
-        for line_no, row in enumerate(csv.reader(handle), 1):
-            if line_no > 1 and len(row) > k:
-                return ValueError(f"{shown}:{line_no}: expected {k} fields (as the header), "
-                                  f"got {len(row)}")
-    return ValueError(f"{shown}: rows do not match the header's {k} fields")
-
-
-def _out_of_range(path: Path, shown: str, column, spec: Column, index: int) -> ValueError:
-    """The error for the ``index``-th value of ``column`` (0-based among the rows read)."""
-    line_no, tok = _token_at(path, column, index)
-    if spec.label:
-        return ValueError(f"{shown}:{line_no}: no {spec.what}")
     try:
-        number = float(tok)
-    except ValueError:
-        number = float("nan")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = _c_parse(chunk, numeric, header)
+    except pd.errors.EmptyDataError:  # only blank lines and comments
+        return {column: np.zeros(0, np.int64 if spec.integer else np.float64)
+                for column, spec in columns.items()}
+    except (ValueError, OverflowError, pd.errors.ParserError, pd.errors.ParserWarning):
+        return None
+    if frame[_EXTRA].notna().any():  # a row with more fields than the header (or than one)
+        return None
+    got = {}
+    for column, spec in columns.items():
+        values = frame["value" if column is None else column]
+        if spec.label:
+            values = pd.Series(values.to_numpy(), dtype=object).str.strip()
+            if (values.isna() | (values == "")).any():
+                return None
+            got[column] = values.to_numpy()
+            continue
+        values = values.to_numpy()
+        if spec.bad(values).any():
+            return None
+        got[column] = values.astype(np.int64) if spec.integer else values
+    return got
+
+
+def _c_parse(chunk: bytes, numeric: list, header: list) -> pd.DataFrame:
+    """The chunk as a frame: ``value`` (one per line) or the header's columns, the numeric
+    ones as float64, the others as text; one more column, ``_EXTRA``, catches a row with
+    more fields than expected (pandas would shift it onto the index)."""
+    if not header:
+        return pd.read_csv(io.BytesIO(chunk), header=None, names=["value", _EXTRA],
+                           comment="#", skip_blank_lines=True, dtype=np.float64,
+                           skipinitialspace=True, index_col=False)
+    names = [*header, _EXTRA]
+    return pd.read_csv(io.BytesIO(chunk), header=None, names=names, index_col=False,
+                       dtype={**{n: str for n in names}, **dict.fromkeys(numeric, np.float64)},
+                       skipinitialspace=True)
+
+
+def _strict(chunk: bytes, first_line: int, shown: str, columns: dict, header: list):
+    """Raise the error of the first bad line of a chunk that :func:`_fast` refused: every
+    field read as :func:`read_number` does and checked at once, then the first bad row
+    checked alone for its message."""
+    text = io.StringIO(chunk.decode("utf-8", "replace"), newline="")
+    if header:
+        reader, rows, starts, start = csv.reader(text, skipinitialspace=True), [], [], 0
+        for row in reader:  # a quoted field may span lines: a row starts after line_num
+            rows.append(row)
+            starts.append(first_line + start)
+            start = reader.line_num
+        at = {column: header.index(column) for column in columns}
+        fields = {column: [row[j].strip() if j < len(row) else "" for row in rows]
+                  for column, j in at.items()}
+        sizes = np.array([len(row) for row in rows], dtype=np.int64)
+    else:
+        tokens = [row.split("#", 1)[0].strip() for row in text]
+        starts = range(first_line, first_line + len(tokens))
+        fields = {None: tokens}
+        sizes = np.array([bool(token) for token in tokens], dtype=np.int64)
+    bad = sizes > max(len(header), 1)
+    for column, spec in columns.items():
+        if spec.label:
+            bad |= np.array([token in MISSING for token in fields[column]], dtype=bool)
+        else:
+            bad |= spec.bad(np.array([read_number(t) for t in fields[column]], dtype=float))
+    bad &= sizes > 0                                       # blank lines are skipped
+    if bad.any():
+        first = int(np.argmax(bad))
+        _check_row(f"{shown}:{starts[first]}", int(sizes[first]),
+                   {column: tokens[first] for column, tokens in fields.items()}, columns,
+                   len(header))
+    raise ValueError(f"{shown}: cannot read as {'CSV' if header else 'one number per line'}")
+
+
+def _check_row(where: str, size: int, tokens: dict, columns: dict, k: int) -> None:
+    """ValueError naming what is wrong with one row of ``size`` fields, ``tokens`` its field
+    of each column (``k``: the header's fields; 0, one value per line)."""
+    if k and size > k:
+        raise ValueError(f"{where}: expected {k} fields (as the header), got {size}")
+    for column, spec in columns.items():
+        token = tokens[column]
+        if spec.label:
+            if token in MISSING:
+                raise ValueError(f"{where}: no {spec.what}")
+        elif k:
+            kind = "an integer" if spec.integer else "a number"
+            _check(token, spec, where, f" in column {column!r}", f"{kind} {spec.what}")
+        else:
+            _check(token, spec, where, "",
+                   f"an integer {spec.what} (CSV input? pass --column NAME)")
+
+
+def _check(token: str, spec: Column, where: str, place: str, expected: str) -> None:
+    """ValueError unless ``token`` reads as a value of ``spec``: ``<where>: '<token>'<place>
+    is not <expected>`` if it is not a number, else the value and what it breaks."""
+    number = read_number(token)
+    if number is None:
+        raise ValueError(f"{where}: {show(token, _TOKEN)}{place} is not {expected}")
+    if not spec.bad(number):
+        return
     if not bad_values(number, integer=spec.integer):
-        return ValueError(f"{shown}:{line_no}: {spec.what} {show(tok, 40)[1:-1]} outside "
-                          f"{spec.span()}")
+        raise ValueError(f"{where}: {spec.what} {show(token, _TOKEN)[1:-1]} outside "
+                         f"{spec.span()}")
     kind = "an integer" if spec.integer else "a finite number"
-    return ValueError(f"{shown}:{line_no}: {show(tok, 40)} is not {kind} {spec.what}")
+    raise ValueError(f"{where}: {show(token, _TOKEN)} is not {kind} {spec.what}")

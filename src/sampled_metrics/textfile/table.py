@@ -2,9 +2,10 @@
 
 A table is headerless lines of ``k`` fields separated by ``sep``; each field is an integer
 (``'i'``: int64; integral decimals such as ``3186.0`` are accepted, as the offline ML-1M copy
-writes movie ids that way) or a finite number (``'f'``: float64). It is parsed chunk by chunk
-(:mod:`.chunks`): by pandas' C parser, and only a chunk that it refuses line by line, to name
-the first malformed line (1-based, as in the file).
+writes movie ids that way) or a finite number (``'f'``: float64). Parsing is vectorised
+(pandas' C parser); only when that fails is the body parsed again chunk by chunk
+(:mod:`.chunks`), and only a failing chunk line by line, to name the first malformed line
+(1-based, as in the file).
 """
 from __future__ import annotations
 
@@ -73,12 +74,13 @@ def parse_table(body: bytes, sep: str, fields: tuple[str, ...], kinds: str, name
         raise DataError(f"{name}: no data lines")
     body = body.rstrip(b" \t\r\n") + b"\n"   # trailing blank lines are not rows
     expected = expected or f"{len(kinds)} fields ({' '.join(fields)}) separated by {sep!r}"
+    cols = _fast_table(body, sep, kinds)
+    if cols is not None:
+        return cols
     parts = list(parse_chunks(
         line_chunks(body, first_line), lambda chunk: _fast_table(chunk, sep, kinds),
         lambda chunk, line: _strict_table(chunk, sep, fields, kinds, name, line, expected,
                                           whole_line)))
-    if len(parts) == 1:
-        return parts[0]
     return [np.concatenate([p[j] for p in parts]) for j in range(len(kinds))]
 
 
