@@ -148,8 +148,8 @@ def _header(path: Path, shown: str, columns: dict) -> list[str]:
 def _fast(chunk: bytes, columns: dict, header: list) -> dict | None:
     """{column: values} of a chunk by pandas' C parser; None if it refuses the chunk or a
     value is wrong (then :func:`_strict` names the line)."""
-    if _BOOLEAN.search(chunk):  # pandas would read true/false as 1/0
-        return None
+    if (b"e" in chunk or b"E" in chunk) and _BOOLEAN.search(chunk):  # pandas would read
+        return None                                  # true/false as 1/0 (a quick test first)
     numeric = [c for c, spec in columns.items() if not spec.label]
     try:
         with warnings.catch_warnings():
