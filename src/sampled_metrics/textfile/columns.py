@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import re
 import warnings
 from pathlib import Path
