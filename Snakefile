@@ -34,6 +34,7 @@ include: "workflow/rules/toy.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/ranks.smk"
 include: "workflow/rules/kdd_study.smk"
+include: "workflow/rules/kdd_seeds.smk"
 include: "workflow/rules/jin.smk"
 include: "workflow/rules/practice.smk"
 

@@ -5,6 +5,10 @@
 # its script) through lookup(dpath=..., within=config).
 import json
 import re
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+from snakemake.io import is_flagged
 
 from sampled_metrics.configuration.fanout import FanOut
 from sampled_metrics.recommenders import NEURAL_KINDS, dense_items_matrix, with_model_seed
@@ -146,21 +150,40 @@ def jin_figure_title(wildcards):
     return f"Jin et al. Figure {wildcards.i} ({wildcards.dataset}, {what})"
 
 
+def artefacts(rule_file, **values):
+    """The files of the tables and figures of ``workflow/rules/<rule_file>``: the outputs of
+    its rules that have a caption (an output marked ``report(...)``), in the order of the
+    file, each rule's wildcards filled in from ``values`` ({wildcard: its values}). A rule
+    with a caption is thereby a target of ``all``; the intermediate rules have none."""
+    out = []
+    for rule in workflow.rules:
+        if Path(rule.snakefile).name != rule_file or not any(is_flagged(f, "report")
+                                                             for f in rule.output):
+            continue
+        missing = rule.wildcard_names - values.keys()
+        if missing:
+            raise WorkflowError(f"rule {rule.name} of {rule_file}: its targets give no values "
+                                f"of the wildcard(s) {', '.join(sorted(missing))}")
+        outputs = getattr(rules, rule.name).output  # without the wildcard constraints
+        out += expand(list(outputs), **{k: values[k] for k in rule.wildcard_names})
+    return out
+
+
 def toy_targets():
     """Tables 1-2 and Figures 1-4 of the running example (KDD'20 Sec. 3-5)."""
     if not PLAN.toy:
         return []
-    return [*rules.toy_table1.output, *rules.toy_table2.output,
-            *expand(rules.toy_figure.output, i=[1, 2, 3, 4])]
+    return artefacts("toy.smk", i=[1, 2, 3, 4])
 
 
 def study_targets():
-    """Tables 3-4 and Figures 5-6 for every dataset of the study."""
+    """Tables 3-4 and Figures 5-6 for every dataset of the study, and Table 3 over the model
+    seeds where the config has some."""
     datasets = PLAN.study_datasets()
-    out = expand([*rules.kdd_tables.output, *rules.figure5.output, *rules.figure6.output,
-                  rules.split.output.info], dataset=datasets)
+    out = artefacts("kdd_study.smk", dataset=datasets)
+    out += expand(rules.split.output.info, dataset=datasets)
     if PLAN.model_seeds():
-        out += expand(rules.table3_seeds.output, dataset=datasets)
+        out += artefacts("kdd_seeds.smk", dataset=datasets)
     if datasets:
         out += expand(rules.paper_figure.output, name=["figure5", "figure6"], ext=["pdf", "png"])
     return out
@@ -171,8 +194,7 @@ def jin_targets():
     study's datasets and their views; a view gets no Figure 3, which needs a second m)."""
     out = []
     for d in PLAN.jin_datasets():
-        out += expand(rules.jin_tables.output, dataset=d)
-        out += expand(rules.jin_figure.output, dataset=d, i=PLAN.jin_figures(d))
+        out += artefacts("jin.smk", dataset=[d], i=PLAN.jin_figures(d))
     if PLAN.jin and PLAN.study_datasets():
         out += expand(rules.paper_figure.output, name=[f"jin_figure{i}" for i in PLAN.jin_figures()],
                       ext=["pdf", "png"])
@@ -189,4 +211,4 @@ def practice_targets(force=False):
     """The practice study's table, ordering CSV and figure (in rule all when enabled)."""
     if not (force or PLAN.practice.get("enabled")):
         return []
-    return expand(rules.practice_table.output, dataset=PLAN.practice_datasets())
+    return artefacts("practice.smk", dataset=PLAN.practice_datasets())
