@@ -3,7 +3,8 @@ import pytest
 
 from sampled_metrics import correction
 from sampled_metrics.corrections import (apply_correction, bias_variance, correction_vectors,
-                                         parse_correction, rank_estimate_ranks, rank_law_moments)
+                                         parse_correction, rank_estimate, rank_estimate_ranks,
+                                         rank_law_moments)
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.sampling import expected_sampled_metric, rank_pmf
 
@@ -126,6 +127,19 @@ def test_rank_estimate_rank_is_unbiased_binomial():
     e = rank_pmf(r, n, m) @ r_hat_cont
     assert np.allclose(e, r)
     assert np.array_equal(rank_estimate_ranks(n, m), np.floor(r_hat_cont).astype(int))
+
+
+def test_rank_estimate_is_eq_20_elementwise_and_its_vector():
+    for n, m in [(101, 100), (3706, 100), (10_000, 7)]:
+        assert np.array_equal(rank_estimate(np.arange(1, m + 2), n, m), rank_estimate_ranks(n, m))
+        assert (rank_estimate(1, n, m), rank_estimate(m + 1, n, m)) == (1, n)
+    # per user, each with its own n and m (as the several-positives correction calls it)
+    rng = np.random.default_rng(0)
+    m = rng.integers(1, 200, 500)
+    n = m + rng.integers(1, 5000, 500)
+    r = rng.integers(1, m + 2)
+    assert np.array_equal(rank_estimate(r, n, m),
+                          [rank_estimate_ranks(a, b)[c - 1] for a, b, c in zip(n, m, r)])
 
 
 def test_rank_estimate_recall_equals_ndcg_at_10_as_in_table3():

@@ -39,7 +39,8 @@ Modules (the names of the first three are importable from this package):
 """
 from .vectors import (CLS_TIE, CORRECTIONS, RCOND, UnboundedCorrectionWarning, apply_correction,
                       bias_variance, correction, correction_label, correction_vectors,
-                      nnls_last_free, parse_correction, rank_estimate_ranks, solve_bv, solve_cls)
+                      nnls_last_free, parse_correction, rank_estimate, rank_estimate_ranks,
+                      solve_bv, solve_cls)
 from .moments import (BLOCK_ENTRIES, RankLawMoments, check_prior, clear_moment_cache,
                       rank_law_moments)
 from .lookup import (GRID_CHECK_TOL, GRID_LEVELS, LOOKUP_CHUNK, LOOKUP_TOL, MEAN_BLOCK_CELLS,
@@ -48,7 +49,7 @@ from .lookup import (GRID_CHECK_TOL, GRID_LEVELS, LOOKUP_CHUNK, LOOKUP_TOL, MEAN
 __all__ = ["CORRECTIONS", "UnboundedCorrectionWarning", "RankLawMoments", "rank_law_moments",
            "correction", "correction_vectors",
            "apply_correction", "parse_correction", "correction_label", "bias_variance",
-           "rank_estimate_ranks", "correction_lookup", "mean_corrected", "LOOKUP_TOL",
+           "rank_estimate", "rank_estimate_ranks", "correction_lookup", "mean_corrected", "LOOKUP_TOL",
            "check_prior", "clear_moment_cache", "solve_bv", "solve_cls", "nnls_last_free",
            "grid_points", "Interpolant", "RCOND", "CLS_TIE", "BLOCK_ENTRIES", "GRID_CHECK_TOL",
            "GRID_LEVELS", "LOOKUP_CHUNK", "MEAN_BLOCK_CELLS"]

@@ -21,7 +21,7 @@ from .moments import RankLawMoments, check_prior, rank_law_moments
 __all__ = ["CORRECTIONS", "RCOND", "CLS_TIE", "UnboundedCorrectionWarning", "parse_correction",
            "correction_label", "parse_methods", "needs_moments", "correction_array",
            "correction", "correction_vectors", "apply_correction", "bias_variance",
-           "rank_estimate_ranks", "solve_bv", "solve_cls", "nnls_last_free"]
+           "rank_estimate", "rank_estimate_ranks", "solve_bv", "solve_cls", "nnls_last_free"]
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +74,42 @@ def correction_label(method: str, gamma: float | None = None) -> str:
     return name if name != "bv" else f"bv_{g:g}"
 
 
+def rank_estimate(sampled_rank, n, m):
+    """KDD'20's rank estimate (eq. 20), rounded down as KDD'20 does, elementwise:
+
+        r^ = floor(1 + (n - 1)(r~ - 1) / m)
+
+    the true rank whose expected sampled rank is r~ (E[r~ | r] = 1 + m (r - 1)/(n - 1) under
+    either sampling law), on the integers.
+
+    Parameters
+    ----------
+    sampled_rank : int or int array
+        r~ in 1..m+1.
+    n : int or int array
+        Items the rank is among (broadcast with ``sampled_rank``).
+    m : int or int array
+        Sampled negatives.
+
+    Returns
+    -------
+    int or int array
+        r^ in 1..n.
+
+    Examples
+    --------
+    >>> rank_estimate(1, 3706, 100), rank_estimate(101, 3706, 100)
+    (1, 3706)
+    >>> rank_estimate(np.array([2, 3]), np.array([101, 1001]), 100)
+    array([ 2, 21])
+    """
+    return 1 + ((n - 1) * (sampled_rank - 1)) // m
+
+
 def rank_estimate_ranks(n: int, m: int) -> np.ndarray:
-    """r^ = floor(1 + (n - 1)(r~ - 1)/m) for r~ = 1..m+1 (eq. 20, rounded down as in KDD'20)."""
-    s = np.arange(m + 1)
-    return 1 + ((n - 1) * s) // m
+    """:func:`rank_estimate` of every sampled rank r~ = 1..m+1 of one (n, m): the ranks the
+    ``rank_estimate`` correction evaluates the metric at."""
+    return rank_estimate(np.arange(1, m + 2), n, m)
 
 
 def solve_bv(mom: RankLawMoments, k, gamma: float, eig=None) -> np.ndarray:

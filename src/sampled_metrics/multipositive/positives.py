@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..corrections.vectors import correction_label, parse_correction
+from ..corrections.vectors import correction_label, parse_correction, rank_estimate
 from ..metrics import Metric, parse_metric
 from ..sampling import SAMPLING_LAWS
 from .lookup import moment_terms
@@ -252,7 +252,7 @@ def correct_positives(table: PositiveTable, metrics, methods, sampling: str = "b
             if name == "sampled":
                 terms = _term(metric, table.above, s, M + 1)
             elif name == "rank_estimate":     # eq. 20 with n = N + 1, m = M
-                terms = _term(metric, table.above, 1 + (N * (s - 1)) // M, N + 1)
+                terms = _term(metric, table.above, rank_estimate(s, N + 1, M), N + 1)
             else:
                 continue
             out[(metric.name, label)] = per_user_metric(table, metric, terms)
