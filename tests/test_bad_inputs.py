@@ -688,7 +688,7 @@ LIBRARY_CASES = [
     ("rank file law", lambda: RankFile(users=np.arange(1), exact=np.array([1]),
                                        n_u=np.array([5]), sampled={}, n_items=5,
                                        sampling="uniform", tie="random", seed=0),
-     "sampling must be one of binomial, hypergeometric"),
+     "unknown sampling law 'uniform'; expected one of binomial, hypergeometric"),
 ]
 
 

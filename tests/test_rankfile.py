@@ -34,7 +34,7 @@ def test_round_trip(tmp_path):
     ({"sampled": {4: np.full((2, 5), 6)}}, "must lie in 1..m\\+1=5"),
     ({"sampled": {4: np.ones((2, 4), int)}}, "must be \\(repeats, 5\\)"),
     ({"sampled": {4: np.ones((2, 5))}}, "must be integers"),
-    ({"sampling": "uniform"}, "sampling must be one of"),
+    ({"sampling": "uniform"}, "unknown sampling law .uniform.; expected one of"),
     ({"exact": np.arange(4)}, "one entry per user"),
 ])
 def test_invalid_content_is_rejected(over, message):

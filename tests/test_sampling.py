@@ -4,8 +4,12 @@ from math import comb
 import numpy as np
 import pytest
 
+from sampled_metrics.estimators.adaptive import adaptive_mle
+from sampled_metrics.evaluation.negatives import check_sample_size
+from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.metrics import parse_metric
-from sampled_metrics.sampling import (draw_sampled_ranks, expected_metric_matrix,
+from sampled_metrics.multipositive import correct_multi_positive
+from sampled_metrics.sampling import (check_nm, draw_sampled_ranks, expected_metric_matrix,
                                       expected_sampled_metric, rank_pmf, rank_pmf_band)
 
 LAWS = ["binomial", "hypergeometric"]
@@ -114,6 +118,29 @@ def test_expected_metric_matrix_agrees_with_single():
 def test_invalid_arguments(n, m, match):
     with pytest.raises(ValueError, match=match):
         rank_pmf(1, n, m)
+
+
+#: every entry point that takes a sampling law, called with an unknown one
+UNKNOWN_LAW = {
+    "check_nm": lambda: check_nm(10, 3, "poisson"),
+    "rank_pmf": lambda: rank_pmf(1, 10, 3, "poisson"),
+    "draw_sampled_ranks": lambda: draw_sampled_ranks([1], 10, 3, "poisson"),
+    "check_sample_size": lambda: check_sample_size([10], 3, "poisson"),
+    "correct_multi_positive": lambda: correct_multi_positive("ap", [[1]], [50], [10], "cls",
+                                                             sampling="poisson"),
+    "adaptive_mle": lambda: adaptive_mle([0], [0], 10, sampling="poisson"),
+    "RankFile": lambda: RankFile(users=np.arange(1), exact=np.array([1]), n_u=np.array([5]),
+                                 sampled={}, n_items=5, sampling="poisson", tie="random",
+                                 seed=0),
+}
+
+
+@pytest.mark.parametrize("call", UNKNOWN_LAW.values(), ids=UNKNOWN_LAW.keys())
+def test_every_entry_point_checks_the_law_alike(call):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == ("unknown sampling law 'poisson'; expected one of binomial, "
+                              "hypergeometric")
 
 
 def test_invalid_law_and_ranks():

@@ -26,8 +26,8 @@ from scipy import special
 from .checks import check_integer, check_ranks, check_vector
 from .metrics import parse_metric
 
-__all__ = ["SAMPLING_LAWS", "check_nm", "check_candidates", "rank_pmf", "rank_pmf_band",
-           "log_rank_pmf", "expected_sampled_metric", "expected_metric_matrix",
+__all__ = ["SAMPLING_LAWS", "check_sampling", "check_nm", "check_candidates", "rank_pmf",
+           "rank_pmf_band", "log_rank_pmf", "expected_sampled_metric", "expected_metric_matrix",
            "draw_sampled_ranks", "sampled_metric_weights", "narrow_block_rows", "log_grid"]
 
 SAMPLING_LAWS = ("binomial", "hypergeometric")
@@ -36,11 +36,27 @@ SAMPLING_LAWS = ("binomial", "hypergeometric")
 BAND_EPS = 1e-17
 
 
+def check_sampling(sampling) -> str:
+    """``sampling`` if it names a law of :data:`SAMPLING_LAWS`, else a one-line ValueError.
+
+    Examples
+    --------
+    >>> check_sampling("hypergeometric")
+    'hypergeometric'
+    >>> check_sampling("poisson")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown sampling law 'poisson'; expected one of binomial, hypergeometric
+    """
+    if sampling not in SAMPLING_LAWS:
+        raise ValueError(f"unknown sampling law {sampling!r}; expected one of "
+                         f"{', '.join(SAMPLING_LAWS)}")
+    return sampling
+
+
 def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:
     """Validate (n, m, sampling) and return them as ints; ``ValueError`` with one line if not."""
-    if sampling not in SAMPLING_LAWS:
-        raise ValueError(f"unknown sampling law {sampling!r}; expected 'binomial' or "
-                         f"'hypergeometric'")
+    check_sampling(sampling)
     n_int = check_integer("n (number of items)", n)
     m_int = check_integer("m (number of sampled items)", m)
     if m_int < 1:
@@ -293,9 +309,7 @@ def draw_sampled_ranks(r, n, m: int, sampling: str = "binomial",
     rng = np.random.default_rng(rng)
     m = check_integer("m (number of sampled items)", m)
     n_arr = check_ranks("n (number of items)", n, 2)
-    if sampling not in SAMPLING_LAWS:
-        raise ValueError(f"unknown sampling law {sampling!r}; expected 'binomial' or "
-                         f"'hypergeometric'")
+    check_sampling(sampling)
     if np.any(n_arr <= m) or m < 1:
         raise ValueError(f"need n > m >= 1, got m={m} and min n={int(n_arr.min())}")
     r = check_ranks("true ranks", r, 1, n_arr)

@@ -31,7 +31,7 @@ import time
 import numpy as np
 from scipy import special
 
-from ..sampling import SAMPLING_LAWS, check_nm, rank_pmf
+from ..sampling import check_nm, check_sampling, rank_pmf
 from .em import squarem_rows
 from .likelihood import MLE_TOL, SQUAREM_STEP_FACTOR
 
@@ -163,8 +163,7 @@ def adaptive_mle(stage, count, n: int, sizes=DEFAULT_SIZES, sampling: str = "bin
     :func:`adaptive_likelihood`, by the EM map pi_r <- pi_r sum_j h_j L[r, j] / (L^T pi)_j
     accelerated as in :func:`sampled_metrics.estimators.mle` (same stopping rule, uniform
     start)."""
-    if sampling not in SAMPLING_LAWS:
-        raise ValueError(f"unknown sampling law {sampling!r}")
+    check_sampling(sampling)
     L, h = adaptive_likelihood(stage, count, n, sizes, sampling)
     tol = MLE_TOL["squarem"] if tol is None else float(tol)
     pi = np.full(n, 1.0 / n)

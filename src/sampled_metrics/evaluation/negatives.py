@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..sampling import SAMPLING_LAWS
+from ..sampling import check_sampling
 from ..seeds import generator
 from . import kernels
 
@@ -173,9 +173,7 @@ def check_sample_size(n_u, m: int, sampling: str) -> None:
     Without replacement a user needs m + 1 candidates (its held-out item and m others),
     with replacement 2.
     """
-    if sampling not in SAMPLING_LAWS:
-        raise ValueError(f"unknown sampling law {sampling!r}; expected one of "
-                         f"{', '.join(SAMPLING_LAWS)}")
+    check_sampling(sampling)
     if isinstance(m, bool) or int(m) != m or m < 1:
         raise ValueError(f"number of negatives m must be a positive integer, got {m!r}")
     n_u = np.asarray(n_u, dtype=np.int64)

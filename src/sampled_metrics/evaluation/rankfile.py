@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_output
-from ..sampling import SAMPLING_LAWS, check_candidates
+from ..sampling import check_candidates, check_sampling
 from ..textfile import check_readable
 from .engine import TIES
 
@@ -110,9 +110,7 @@ class RankFile:
             if np.asarray(getattr(self, key)).shape != U:
                 raise ValueError(f"{key} must have one entry per user ({U[0]}), got shape "
                                  f"{np.asarray(getattr(self, key)).shape}")
-        if self.sampling not in SAMPLING_LAWS:
-            raise ValueError(f"sampling must be one of {', '.join(SAMPLING_LAWS)}, got "
-                             f"{self.sampling!r}")
+        check_sampling(self.sampling)
         if self.negatives not in NEGATIVES:
             raise ValueError(f"negatives must be one of {', '.join(NEGATIVES)}, got "
                              f"{self.negatives!r}")

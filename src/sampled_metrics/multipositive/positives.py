@@ -10,7 +10,7 @@ import numpy as np
 
 from ..corrections.vectors import correction_label, parse_correction, rank_estimate
 from ..metrics import Metric, parse_metric
-from ..sampling import SAMPLING_LAWS
+from ..sampling import check_sampling
 from .lookup import moment_terms
 from .shifted import FIRST_ONLY, ShiftedMetric, shifted_term as _term
 
@@ -231,9 +231,7 @@ def correct_positives(table: PositiveTable, metrics, methods, sampling: str = "b
 
     Returns a dict {(metric name, method label): per-user values (U,)}.
     """
-    if sampling not in SAMPLING_LAWS:
-        raise ValueError(f"unknown sampling law {sampling!r}; expected one of "
-                         f"{', '.join(SAMPLING_LAWS)}")
+    check_sampling(sampling)
     if isinstance(max_m, bool) or int(max_m) != max_m or max_m < 1:
         raise ValueError(f"max_m must be a positive integer, got {max_m!r}")
     metrics = [parse_metric(x) for x in metrics]
