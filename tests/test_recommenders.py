@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sampled_metrics.recommenders import (IALS, ItemKNN, make_recommender, paper_loss,
-                                          paper_recommender, topk_mask)
+from sampled_metrics.recommenders import (EASE, IALS, KINDS, ItemKNN, NeuMF,
+                                          dense_items_matrix, make_recommender, model_seed,
+                                          needs_torch, paper_loss, paper_recommender,
+                                          topk_mask)
 
 
 def random_binary(n_users=40, n_items=25, density=0.25, seed=0):
@@ -216,3 +218,32 @@ def test_ease_closed_form_solves_its_objective():
     assert np.allclose(model.score([0, 3]), X[[0, 3]].toarray() @ B)
     with pytest.raises(ValueError, match="lam"):
         EASE(lam=0)
+
+
+# ----------------------------------------------------------------------------- the kinds
+
+def test_what_a_kind_needs_is_read_from_its_class(monkeypatch):
+    """The workflow's plan per kind (PyTorch or not, a dense items x items model or not, a
+    model seed or not) comes from the class KINDS holds: a toy kind registered in-process
+    needs no other list."""
+    assert {k for k in KINDS if needs_torch({"model": k})} == {"neumf", "multivae"}
+    assert [dense_items_matrix(s) for s in ({"model": "ease"}, {"model": "itemknn"},
+                                            {"model": "itemknn", "k": 5}, {"model": "ials"},
+                                            {"model": "unknown"})] == [True, True, False,
+                                                                       False, False]
+
+    class ToyTorch(NeuMF):
+        """A toy kind: NeuMF under another name."""
+
+    class ToyDense(EASE):
+        """A toy kind: EASE under another name."""
+    monkeypatch.setitem(KINDS, "toy_torch", ToyTorch)
+    monkeypatch.setitem(KINDS, "toy_dense", ToyDense)
+    torch_spec, dense_spec = {"model": "toy_torch"}, {"model": "toy_dense", "lam": 5.0}
+    assert (needs_torch(torch_spec), needs_torch(dense_spec)) == (True, False)
+    assert (dense_items_matrix(torch_spec), dense_items_matrix(dense_spec)) == (False, True)
+    assert model_seed(torch_spec) == model_seed({"model": "neumf"})
+    assert model_seed(dense_spec) is None
+    assert isinstance(make_recommender("toy_dense", lam=5.0), ToyDense)
+    with pytest.raises(ValueError, match="unknown recommender kind 'toy'; expected one of"):
+        model_seed({"model": "toy"})

@@ -11,7 +11,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.io import is_flagged
 
 from sampled_metrics.configuration.fanout import FanOut
-from sampled_metrics.recommenders import NEURAL_KINDS, dense_items_matrix, with_model_seed
+from sampled_metrics.recommenders import dense_items_matrix, needs_torch, with_model_seed
 from sampled_metrics.steps.ranks import shard_count
 
 #: software of every rule under --use-conda (paths relative to the rule files); the jobs that
@@ -27,13 +27,13 @@ def fit_priority(recommender):
     """Fits that take minutes (the neural recommenders, a dense items x items model) start
     first."""
     spec = PLAN.recommender_spec(recommender)
-    return 11 if spec.get("model") in NEURAL_KINDS or dense_items_matrix(spec) else 10
+    return 11 if needs_torch(spec) or dense_items_matrix(spec) else 10
 
 
 def model_env(wildcards):
     """The conda environment of a job that fits or scores ``wildcards.recommender``."""
     spec = PLAN.recommender_spec(wildcards.recommender)
-    return NEURAL_ENV if spec.get("model") in NEURAL_KINDS else ENV
+    return NEURAL_ENV if needs_torch(spec) else ENV
 
 
 def dense_fit(recommender):

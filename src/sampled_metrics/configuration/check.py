@@ -43,7 +43,7 @@ from ..estimators.dispatch import parse_estimator
 from ..evaluation.engine import CANDIDATES, TIES, check_sampled_ranks_size
 from ..metrics import parse_metric
 from ..multipositive.holdout import SPLITS
-from ..recommenders import KINDS, NEURAL_KINDS, torch_available
+from ..recommenders import KINDS, needs_torch, torch_available
 from ..sampling import SAMPLING_LAWS
 from ..textfile import check_readable
 from .fanout import FanOut
@@ -298,7 +298,7 @@ def _check_recommenders(config) -> None:
         kind = spec.get("model")
         if kind not in KINDS:
             continue  # the schema reports it
-        if kind in NEURAL_KINDS and name in FanOut(config).ranked_recommenders() \
+        if needs_torch(spec) and name in FanOut(config).ranked_recommenders() \
                 and not torch_available():
             raise ConfigError(f"config key recommenders.{name}: model {kind!r} needs PyTorch, "
                               f"which is not installed: pip install 'sampled-metrics[neural]'")

@@ -16,12 +16,13 @@ from .store import load_model, save_model
 
 __all__ = ["Recommender", "IALS", "ItemKNN", "EASE", "paper_loss", "topk_mask", "check_train",
            "NeuMF", "MultiVAE",
-           "torch_available", "save_model", "load_model", "NEURAL_KINDS", "KINDS", "PAPER_RECOMMENDERS", "make_recommender", "paper_recommender",
+           "torch_available", "save_model", "load_model", "KINDS", "PAPER_RECOMMENDERS",
+           "recommender_class", "make_recommender", "paper_recommender", "needs_torch",
            "dense_items_matrix", "model_seed", "with_model_seed"]
 
+#: The recommender kinds: a config's ``model`` -> its class (which says what the kind needs:
+#: :attr:`Recommender.needs_torch`, :meth:`Recommender.dense_items_matrix`).
 KINDS = {"ials": IALS, "itemknn": ItemKNN, "ease": EASE, "neumf": NeuMF, "multivae": MultiVAE}
-#: Kinds that need the optional PyTorch extra (``pip install 'sampled-metrics[neural]'``).
-NEURAL_KINDS = ("neumf", "multivae")
 
 #: The paper's recommenders (appendix Sec. 9); ItemKNN's other defaults are the readings of
 #: eq. 27-30 that reproduce Table 3 (see :mod:`.itemknn`).
@@ -32,10 +33,38 @@ PAPER_RECOMMENDERS = {
 }
 
 
+def recommender_class(kind: str) -> type[Recommender]:
+    """The class of recommender kind ``kind`` (a key of :data:`KINDS`); a one-line
+    ValueError naming the kinds if there is none.
+
+    Examples
+    --------
+    >>> recommender_class("ease").__name__
+    'EASE'
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown recommender kind {kind!r}; expected one of {sorted(KINDS)}")
+    return KINDS[kind]
+
+
+def needs_torch(spec: Mapping) -> bool:
+    """Whether the model of ``spec`` (``{'model': kind, **parameters}``, a config catalogue
+    entry) needs the optional PyTorch extra (the neural kinds); False for an unknown kind.
+
+    Examples
+    --------
+    >>> needs_torch({"model": "neumf"}), needs_torch({"model": "ease", "lam": 500.0})
+    (True, False)
+    """
+    kind = KINDS.get(spec.get("model"))
+    return kind is not None and kind.needs_torch
+
+
 def dense_items_matrix(spec: Mapping) -> bool:
     """Whether the model of ``spec`` (``{'model': kind, **parameters}``, a config catalogue
     entry) holds a dense items x items matrix (EASE; item-kNN without a neighbour limit),
-    whose fit briefly needs 12 x items^2 bytes (float64 and float32).
+    whose fit briefly needs 12 x items^2 bytes (float64 and float32); False for an unknown
+    kind.
 
     Examples
     --------
@@ -44,9 +73,8 @@ def dense_items_matrix(spec: Mapping) -> bool:
     >>> dense_items_matrix({"model": "itemknn", "q": 1.0, "k_prime": 10})
     False
     """
-    kind = spec.get("model")
-    return kind == "ease" or (kind == "itemknn" and spec.get("k") is None
-                              and spec.get("k_prime") is None)
+    kind = KINDS.get(spec.get("model"))
+    return kind is not None and kind.dense_items_matrix(spec)
 
 
 def model_seed(spec: Mapping) -> int | None:
@@ -61,10 +89,7 @@ def model_seed(spec: Mapping) -> int | None:
     >>> model_seed({"model": "itemknn", "q": 3.0}) is None
     True
     """
-    kind = spec.get("model")
-    if kind not in KINDS:
-        raise ValueError(f"unknown recommender kind {kind!r}; expected one of {sorted(KINDS)}")
-    parameter = inspect.signature(KINDS[kind]).parameters.get("seed")
+    parameter = inspect.signature(recommender_class(spec.get("model"))).parameters.get("seed")
     if parameter is None:
         return None
     return int(spec.get("seed", parameter.default))
@@ -86,12 +111,10 @@ def with_model_seed(spec: Mapping, seed: int) -> dict:
 
 
 def make_recommender(kind: str, **params) -> Recommender:
-    """Construct a recommender by kind name (``'ials'``, ``'itemknn'``, ``'ease'``,
-    ``'neumf'``, ``'multivae'``) and parameters."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown recommender kind {kind!r}; expected one of {sorted(KINDS)}")
+    """Construct a recommender by kind name (a key of :data:`KINDS`) and parameters."""
+    cls = recommender_class(kind)
     try:
-        return KINDS[kind](**params)
+        return cls(**params)
     except TypeError as exc:  # unknown parameter name
         raise ValueError(f"recommender {kind!r}: {exc}") from None
 

@@ -1,7 +1,7 @@
 """The recommender interface shared by X (iALS) and Y, Z (item-based CF)."""
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,10 +24,21 @@ def check_train(train) -> sp.csr_matrix:
 class Recommender:
     """Base class: ``fit(train) -> self``; ``score(users)`` -> (len(users), n_items) float64.
 
-    Subclasses implement :meth:`fit` (setting ``train_``) and :meth:`_score`.
+    Subclasses implement :meth:`fit` (setting ``train_``) and :meth:`_score`; what the
+    workflow plans by (the conda environment, which fits start first and run one at a time)
+    it reads from the class: :attr:`needs_torch`, :meth:`dense_items_matrix`.
     """
 
     train_: sp.csr_matrix | None = None
+    #: whether the kind needs the optional PyTorch extra (``pip install 'sampled-metrics[neural]'``)
+    needs_torch: bool = False
+
+    @classmethod
+    def dense_items_matrix(cls, params: Mapping) -> bool:
+        """Whether a model of this kind built with ``params`` (constructor arguments) holds a
+        dense items x items matrix, whose fit briefly needs 12 x items^2 bytes; no, unless
+        the kind says so."""
+        return False
 
     def fit(self, train) -> "Recommender":  # pragma: no cover - abstract
         raise NotImplementedError

@@ -82,6 +82,11 @@ class EASE(Recommender):
         B, (n_items, n_items) of ``dtype``, C order.
     """
 
+    @classmethod
+    def dense_items_matrix(cls, params) -> bool:
+        """B is dense whatever the parameters."""
+        return True
+
     def __init__(self, lam: float = 500.0, num_threads: int | None = None,
                  dtype: str = "float32"):
         if not lam > 0:

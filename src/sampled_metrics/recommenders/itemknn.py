@@ -142,9 +142,14 @@ class ItemKNN(Recommender):
             s[rows, rows + start] = 0.0
         return s
 
+    @classmethod
+    def dense_items_matrix(cls, params) -> bool:
+        """Without sparsification (k = k' = None, the defaults) W is dense."""
+        return params.get("k") is None and params.get("k_prime") is None
+
     def _excludes_diagonal(self) -> bool:
         if self.diagonal == "auto":
-            return self.k is not None or self.k_prime is not None
+            return not self.dense_items_matrix(vars(self))
         return self.diagonal == "exclude"
 
     def _sparsified(self, train: sp.csr_matrix) -> np.ndarray | sp.csr_matrix:
@@ -154,7 +159,7 @@ class ItemKNN(Recommender):
         item_users = train.T.tocsr()
         row_k, col_k = ((self.k_prime, self.k) if self.neighbours == "literal"
                         else (self.k, self.k_prime))
-        dense = np.empty((n, n)) if row_k is None and col_k is None else None
+        dense = np.empty((n, n)) if self.dense_items_matrix(vars(self)) else None
         kept = {row_k: [], col_k: []}
         for start in range(0, n, self.block_size):
             stop = min(start + self.block_size, n)

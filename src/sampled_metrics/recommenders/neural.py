@@ -82,6 +82,8 @@ def _member(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
 class _TorchRecommender(Recommender):
     """Shared: seeded generator, fixed threads, loss history, scoring without gradients."""
 
+    needs_torch = True
+
     def _training(self, epochs, batch_size, lr, weight_decay, seed, threads) -> None:
         """Validate and set the parameters of the training loop."""
         self.epochs = _positive_int("epochs", epochs)
