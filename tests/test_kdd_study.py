@@ -3,23 +3,37 @@ by the tables, Tables 3-4, Figures 5-6."""
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
+from conftest import ROOT
 
 from sampled_metrics import correction
+from sampled_metrics.cli.correct import DEFAULT_CORRECTIONS
 from sampled_metrics.datasets import (DataError, generate_synthetic, load_split, make_split,
                                       md5sum, prepare_archive)
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.evaluation.negatives import draw_negatives
 from sampled_metrics.evaluation.rankfile import read_rank_file
+from sampled_metrics.paper import KDD_CORRECTIONS, KDD_TABLE3
 from sampled_metrics.recommenders import model_seed, with_model_seed
 from sampled_metrics.steps.kdd_study import (correct_repeats, correct_seeds,
                                              figure6_frame, per_repeat_frame, per_seed_frame,
                                              read_per_seed, seed_spread_frame, seed_table,
                                              table3_frame, table4_frame, tables)
 from sampled_metrics.steps.ranks import rank_recommender
+from sampled_metrics.toy import FIG4_METHODS
 
 SPECS = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
          "Y": {"model": "itemknn", "q": 3.0},
          "Z": {"model": "itemknn", "q": 1.0, "k_prime": 10}}
+
+
+def test_the_papers_corrections_are_one_list():
+    """KDD'20's corrections (Table 3's columns after exact) are the defaults of the command
+    line, of the running example's Figure 4 and of the shipped config's study."""
+    assert list(dict.fromkeys(key[2] for key in KDD_TABLE3)) == ["exact", *KDD_CORRECTIONS]
+    assert DEFAULT_CORRECTIONS.split(",") == list(FIG4_METHODS) == list(KDD_CORRECTIONS)
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    assert config["study"]["corrections"] == list(KDD_CORRECTIONS)
 
 
 def rank(split_path, rec, out, sizes=None, tie="random", **kw):

@@ -9,6 +9,7 @@ import pandas as pd
 
 from .corrections.vectors import correction_vectors
 from .metrics import parse_metric
+from .paper import KDD_CORRECTIONS
 from .sampling import (draw_sampled_ranks, expected_metric_matrix, log_grid,
                        sampled_metric_weights)
 
@@ -25,7 +26,7 @@ TOY_RANKS = {
 TOY_N = 10_000
 TOY_METRICS = ("auc", "ap", "ndcg", "recall@10")
 #: The corrections Figure 4 draws.
-FIG4_METHODS = ("sampled", "rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001")
+FIG4_METHODS = KDD_CORRECTIONS
 
 
 def table1(ranks=TOY_RANKS, n: int = TOY_N, metrics=TOY_METRICS) -> pd.DataFrame:

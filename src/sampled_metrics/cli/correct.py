@@ -9,13 +9,14 @@ from ..corrections.vectors import (apply_correction, correction_label, correctio
                                    parse_correction)
 from ..metrics import METRIC_NAMES, parse_metrics
 from ..multipositive.longformat import correct_long_csv, long_format
+from ..paper import KDD_CORRECTIONS
 from ..resampling import bootstrap_histograms, percentile_interval
 from .inputs import add_input_options, check_bootstrap, read_sampled_ranks, resolve_inputs, \
     split_names
 
 __all__ = ["add_parser", "run", "DEFAULT_CORRECTIONS"]
 
-DEFAULT_CORRECTIONS = "sampled,rank_estimate,cls,bv_1,bv_0.1,bv_0.01,bv_0.001"
+DEFAULT_CORRECTIONS = ",".join(KDD_CORRECTIONS)
 
 DESCRIPTION = (
     "Read sampled ranks r~ (the rank of each held-out item among itself and m "
