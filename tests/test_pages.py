@@ -111,6 +111,10 @@ def test_a_region_is_filled_between_its_markers_and_only_there(root, tmp_path):
     assert fill_region(out, "summary", template, root) == out
     with pytest.raises(PageError, match="no region 'summary'"):
         fill_region("no markers", "summary", template, root)
+    # a failing directive names its template, as in render_pages
+    template.write_text('{{ value t3.csv method=mle cell="{mean}" }}')
+    with pytest.raises(PageError, match=r"summary\.md: .*no row matches"):
+        fill_region(doc, "summary", template, root)
 
 
 def test_readme_summary_is_generated():

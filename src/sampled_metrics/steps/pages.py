@@ -231,6 +231,14 @@ def render_page(template: str, root) -> str:
     return DIRECTIVE.sub(lambda match: _render(match.group(1), root, files), template)
 
 
+def _render_file(template: Path, root) -> str:
+    """:func:`render_page` of the template file ``template``; its errors name the file."""
+    try:
+        return render_page(template.read_text(), root)
+    except PageError as err:
+        raise PageError(f"{template}: {err}") from None
+
+
 def render_pages(templates, out_dir, root, check: bool = False) -> list[Path]:
     """Render each template file into ``out_dir`` under its own name.
 
@@ -242,11 +250,8 @@ def render_pages(templates, out_dir, root, check: bool = False) -> list[Path]:
     rendered = {}
     for template in templates:
         template = Path(template)
-        try:
-            text = render_page(template.read_text(), root)
-        except PageError as err:
-            raise PageError(f"{template}: {err}") from None
-        rendered[out_dir / template.name] = GENERATED_NOTE.format(template=template) + text
+        rendered[out_dir / template.name] = (GENERATED_NOTE.format(template=template)
+                                             + _render_file(template, root))
     if check:
         return [p for p, text in rendered.items()
                 if not p.is_file() or p.read_text() != text]
@@ -265,9 +270,6 @@ def fill_region(document: str, name: str, template, root) -> str:
     if not found or not found_end:
         raise PageError(f"no region {name!r}: expected the lines {begin} ... --> and {end}")
     template = Path(template)
-    try:
-        text = render_page(template.read_text(), root)
-    except PageError as err:
-        raise PageError(f"{template}: {err}") from None
+    text = _render_file(template, root)
     marker = REGION_BEGIN.format(name=name, template=template)
     return f"{head}{marker}\n{text.strip()}\n{end}{tail}"
