@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pandas as pd
 
 from .atomic import atomic_output
 
 __all__ = ["atomic_write_text", "write_csv", "write_json", "percent", "render_markdown",
-           "render_latex", "write_table"]
+           "render_latex", "write_table", "write_validation"]
 
 
 def atomic_write_text(path, text: str) -> None:
@@ -84,3 +85,24 @@ def write_table(tidy: pd.DataFrame, csv_path, wide: pd.DataFrame | None = None,
         atomic_write_text(md_path, render_markdown(shown, float_format, title, note))
     if tex_path:
         atomic_write_text(tex_path, render_latex(shown, float_format, title))
+
+
+def write_validation(out_stem, per_repeat: pd.DataFrame, summary: pd.DataFrame,
+                     shown: pd.DataFrame, note: str) -> None:
+    """The files of a validation over repeats: ``<out_stem>_per_repeat.csv`` (every repeat),
+    ``<out_stem>.csv`` (the summary) and ``<out_stem>.md`` (``shown``, the summary as read,
+    with ``note`` below it).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> out = Path(tempfile.mkdtemp()) / "check"
+    >>> frame = pd.DataFrame({"repeat": [0, 1], "value": [0.5, 0.25]})
+    >>> write_validation(out, frame, frame.mean().to_frame().T, frame, "two repeats")
+    >>> sorted(p.name for p in out.parent.iterdir())
+    ['check.csv', 'check.md', 'check_per_repeat.csv']
+    """
+    out = Path(out_stem)
+    write_csv(per_repeat, out.with_name(out.name + "_per_repeat.csv"))
+    write_csv(summary, out.with_suffix(".csv"))
+    atomic_write_text(out.with_suffix(".md"), render_markdown(shown, note=note))

@@ -13,7 +13,6 @@ one); it does not need the model again.
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -26,7 +25,7 @@ from ..evaluation.rankfile import read_rank_file
 from ..metrics import parse_metric
 from ..sampling import draw_sampled_ranks
 from ..seeds import generator
-from ..tables import atomic_write_text, render_markdown, write_csv
+from ..tables import write_validation
 
 __all__ = ["equal_budget", "equal_budget_summary"]
 
@@ -77,9 +76,6 @@ def equal_budget(rank_paths: dict, sizes, repeats: int, metrics, out_stem, *,
             log.info("%s repeat %d: %.1f items per user", name, t, frame.items_per_user.iloc[0])
     per_repeat = pd.concat(parts, ignore_index=True)
     summary = equal_budget_summary(per_repeat)
-    out = Path(out_stem)
-    write_csv(per_repeat, out.with_name(out.name + "_per_repeat.csv"))
-    write_csv(summary, out.with_suffix(".csv"))
     wide = summary.assign(cell=[f"{100 * v:.2f}±{100 * s:.2f} ({100 * e:+.0f}%)" for v, s, e in
                                 zip(summary["mean"], summary["std"], summary.relative_error)])
     wide = wide.pivot_table(index=["recommender", "metric", "exact"], columns="method",
@@ -89,7 +85,7 @@ def equal_budget(rank_paths: dict, sizes, repeats: int, metrics, out_stem, *,
             f"error of the mean vs exact). Adaptive sizes {list(map(int, sizes))}; the "
             f"fixed-size methods use m = the adaptive budget ({summary.items_per_user.mean():.0f}"
             f" items per user on average).")
-    atomic_write_text(out.with_suffix(".md"), render_markdown(wide, note=note))
+    write_validation(out_stem, per_repeat, summary, wide, note)
     return summary
 
 

@@ -19,14 +19,13 @@ constraints of a larger set are those of a smaller one and more: its interval is
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pandas as pd
 
 from ..bounds import bound_full_metrics
 from ..evaluation.rankfile import read_rank_file
 from ..metrics import parse_metric
-from ..tables import atomic_write_text, render_markdown, write_csv
+from ..tables import write_validation
 
 __all__ = ["OBSERVED_SETS", "TARGETS", "SHAPES", "bounds_frame", "widths_frame",
            "validation"]
@@ -107,17 +106,14 @@ def validation(rank_paths: dict, m: int, out_stem, *, dataset: str = "", repeats
     files = {name: read_rank_file(path) for name, path in rank_paths.items()}
     frame = bounds_frame(files, m, dataset=dataset, repeats=repeats, level=level)
     widths = widths_frame(frame)
-    out = Path(out_stem)
-    write_csv(frame, out.with_name(out.name + "_per_repeat.csv"))
-    write_csv(widths, out.with_suffix(".csv"))
     shown = widths.assign(interval=[f"[{a:.4f}, {b:.4f}]" for a, b in
                                     zip(widths.low, widths.high)])
     note = (f"Mean interval over {int(widths.repeats.max())} repeats (m = {m}) of each "
             f"recommender's sampled means, its mean width, the exact value and the share of "
             f"repeats whose interval contains it (noise allowance at level {level:g}).")
-    atomic_write_text(out.with_suffix(".md"), render_markdown(
-        shown[["recommender", "observed", "shape", "target", "interval", "width", "exact",
-               "coverage"]], note=note))
+    write_validation(out_stem, frame, widths, shown[["recommender", "observed", "shape", "target",
+                                                     "interval", "width", "exact", "coverage"]],
+                     note)
     log.info("bounds validation: %d rows, smallest coverage %.3f", len(frame),
              float(widths.coverage.min()))
     return widths

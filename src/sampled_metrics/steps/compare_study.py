@@ -8,13 +8,12 @@ wrong (against the exact metric on the same users), how often the bootstrap inte
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pandas as pd
 
 from ..compare.repeats import agreement_summary, compare_repeats
 from ..evaluation.rankfile import read_rank_file
-from ..tables import render_markdown, write_csv, atomic_write_text
+from ..tables import write_validation
 
 __all__ = ["validation", "validation_wide"]
 
@@ -41,15 +40,11 @@ def validation(rank_paths: dict, m: int, metrics, methods, out_stem, *, seed: in
     files = {name: read_rank_file(path) for name, path in rank_paths.items()}
     frame = compare_repeats(files, m, metrics, methods, seed=seed, repeats=repeats, **options)
     summary = agreement_summary(frame)
-    out = Path(out_stem)
-    write_csv(frame, out.with_name(out.name + "_per_repeat.csv"))
-    write_csv(summary, out.with_suffix(".csv"))
     runs = int(summary.repeats.max())
     note = (f"Cells: confidently wrong verdicts / confidently wrong bootstrap intervals "
             f"(ignoring the bias) / repeats whose difference has the exact sign, out of {runs} "
             f"repeats (m = {m}).")
-    atomic_write_text(out.with_suffix(".md"), render_markdown(validation_wide(summary),
-                                                              note=note))
+    write_validation(out_stem, frame, summary, validation_wide(summary), note)
     log.info("compare validation: %d rows, largest wrong rate %.3f", len(summary),
              summary.wrong_rate.max())
     return summary
