@@ -1,5 +1,7 @@
-"""Shared fixtures: where the real MovieLens-1M archive is, if anywhere; one local run of the
-workflow on config/test.yaml (``local_run``), shared by the end-to-end and the SLURM tests.
+"""Shared fixtures and helpers: where the real MovieLens-1M archive is, if anywhere; one local
+run of the workflow on config/test.yaml (``local_run``), shared by the end-to-end and the SLURM
+tests; the tiny data and models many tests build on (``random_binary``, ``synthetic_split``,
+``TINY_SPECS``, ``toy_rank_file``); running the command line and snakemake.
 
 No path of any one machine: the archive is given by ``--ml1m PATH`` or the environment
 variable ``SAMPLED_METRICS_ML1M``, else looked for at ``<project root>/../shared/data/ml-1m/
@@ -11,13 +13,23 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from sampled_metrics.cli import main
+from sampled_metrics.datasets import make_split, prepare_archive
+from sampled_metrics.evaluation.rankfile import RankFile
+from sampled_metrics.sampling import draw_sampled_ranks
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ML1M = ROOT.parent / "shared" / "data" / "ml-1m" / "ml-1m.zip"
 ML1M_ENV = "SAMPLED_METRICS_ML1M"
+
+#: tiny recommenders of each kind the study uses: X (iALS), Y and Z (item-kNN), quick to fit
+TINY_SPECS = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
+              "Y": {"model": "itemknn", "q": 3.0},
+              "Z": {"model": "itemknn", "q": 1.0, "k_prime": 10}}
 
 
 def pytest_addoption(parser):
@@ -35,6 +47,35 @@ def ml1m(request) -> Path:
         pytest.skip(f"MovieLens-1M archive not found at {path} (give --ml1m PATH or set "
                     f"{ML1M_ENV})")
     return path
+
+
+def random_binary(n_users=40, n_items=25, density=0.25, seed=0) -> sp.csr_matrix:
+    """A random binary users x items training matrix (CSR), seeded."""
+    X = sp.random(n_users, n_items, density=density, format="csr", random_state=seed)
+    X.data[:] = 1.0
+    return X
+
+
+def synthetic_split(folder: Path, n_users: int, n_items: int, seed: int) -> Path:
+    """``folder/split.npz``: the leave-last-out split of a synthetic dataset ``syn``
+    (archive ``folder/syn.zip``)."""
+    prepare_archive("syn", {"format": "synthetic", "n_users": n_users, "n_items": n_items,
+                            "seed": seed}, folder / "syn.zip")
+    make_split(folder / "syn.zip", "synthetic", folder / "split.npz")
+    return folder / "split.npz"
+
+
+def toy_rank_file(exact, n: int, m: int, rng, *, repeats: int, sampling: str = "binomial",
+                  n_items: int | None = None, **fields) -> RankFile:
+    """A rank file of the exact ranks ``exact``, each among ``n`` candidates, with ``repeats``
+    draws of their sampled ranks at ``m`` under ``sampling`` (:func:`draw_sampled_ranks` with
+    ``rng``); ``n_items`` defaults to ``n``; ``fields``: further RankFile fields (dataset,
+    recommender)."""
+    users = len(exact)
+    sampled = draw_sampled_ranks(exact, n, m, sampling, rng, size=(repeats, users))
+    return RankFile(users=np.arange(users), exact=exact, n_u=np.full(users, n),
+                    sampled={m: sampled}, n_items=n if n_items is None else n_items,
+                    sampling=sampling, tie="random", seed=0, **fields)
 
 
 def copy_workflow(dest: Path) -> Path:
@@ -67,10 +108,13 @@ def place_local_files(datasets: dict, wd: Path, inside: Path) -> None:
                 local.touch()
 
 
-def snakemake(cwd: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    """``snakemake --configfile config/test.yaml ARGS`` in ``cwd``."""
+def snakemake(cwd: Path, *args: str, timeout: int = 900,
+              env: dict | None = None) -> subprocess.CompletedProcess:
+    """``snakemake --configfile config/test.yaml ARGS`` in ``cwd`` (``env``: the environment,
+    default this process's)."""
     cmd = [sys.executable, "-m", "snakemake", "--configfile", "config/test.yaml", *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=env)
 
 
 @pytest.fixture(scope="session")

@@ -7,12 +7,10 @@ run plan none of them."""
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, copy_workflow
+from conftest import ROOT, copy_workflow, snakemake
 
 #: the places of the bullet, as it names them -> the file each edit lands in (``{branch}``: the
 #: branch's rule file, ``{steps}``: its steps module, ``{name}``: the new rule)
@@ -131,9 +129,7 @@ def test_a_table_and_a_figure_added_in_the_documented_places_are_planned(tmp_pat
             added[_add_artefact(root, branch, kind)] = jobs
     for path in [*root.glob("src/sampled_metrics/steps/*.py"), *root.glob("workflow/scripts/*")]:
         compile(path.read_text(), path, "exec")     # a dry run runs no script
-    cmd = [sys.executable, "-m", "snakemake", "-n", "--configfile", "config/test.yaml"]
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(root / "src")})
+    proc = snakemake(root, "-n", timeout=300, env={**os.environ, "PYTHONPATH": str(root / "src")})
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     counts = _job_counts(proc.stdout)
     planned = {name: counts.get(name, 0) for name in added}

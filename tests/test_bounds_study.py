@@ -5,12 +5,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from sampled_metrics.datasets import make_split, prepare_archive
+from sampled_metrics.datasets import make_split
 from sampled_metrics.evaluation.rankfile import read_rank_file
 from sampled_metrics.steps.bounds_study import (OBSERVED_SETS, bounds_frame, validation,
                                                 widths_frame)
 from sampled_metrics.steps.ranks import rank_recommender
-from conftest import ROOT
+from conftest import ROOT, TINY_SPECS, synthetic_split
 
 STUDY = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["recommenders"]
 
@@ -33,12 +33,8 @@ def rank_both_protocols(split, d, dataset, specs, m, repeats):
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory):
     d = tmp_path_factory.mktemp("bounds")
-    prepare_archive("syn", {"format": "synthetic", "n_users": 300, "n_items": 120, "seed": 5},
-                    d / "syn.zip")
-    make_split(d / "syn.zip", "synthetic", d / "split.npz")
-    specs = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
-             "Y": {"model": "itemknn", "q": 3.0}}
-    return d, rank_both_protocols(d / "split.npz", d, "syn", specs, 20, 4)
+    specs = {rec: TINY_SPECS[rec] for rec in "XY"}
+    return d, rank_both_protocols(synthetic_split(d, 300, 120, seed=5), d, "syn", specs, 20, 4)
 
 
 def test_intervals_contain_the_exact_value_synthetic(synthetic):

@@ -1,24 +1,16 @@
 """``sampled-metrics correct`` on the long-format CSV of several positives per user."""
 import io
-from contextlib import redirect_stdout
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 
-from sampled_metrics.cli import main
 from sampled_metrics.multipositive import correct_multi_positive
 from sampled_metrics.multipositive.weighted import weighted_corrected_metric, weighted_rank_estimate
 
 
-def _run(argv):
-    out = io.StringIO()
-    with redirect_stdout(out):
-        code = main(argv)
-    return code, out.getvalue()
-
-
-def test_positions_csv_one_positive_equals_rank_input(tmp_path):
+def test_positions_csv_one_positive_equals_rank_input(tmp_path, capsys):
     rng = np.random.default_rng(7)
     ranks = rng.integers(1, 52, 200)
     (tmp_path / "ranks.txt").write_text("\n".join(map(str, ranks)))
@@ -26,10 +18,10 @@ def test_positions_csv_one_positive_equals_rank_input(tmp_path):
                   "n_negatives": 50}).to_csv(tmp_path / "pos.csv", index=False)
     args = ["--metric", "recall@10,ap", "--correction", "sampled,cls,bv_0.1",
             "--format", "csv", "--bootstrap", "50"]
-    code, text = _run(["correct", "--ranks", str(tmp_path / "pos.csv"), *args])
+    code, text, _ = run_cli(capsys, "correct", "--ranks", str(tmp_path / "pos.csv"), *args)
     assert code == 0
-    code2, text2 = _run(["correct", "--ranks", str(tmp_path / "ranks.txt"), "--n", "1000",
-                         "--m", "50", *args])
+    code2, text2, _ = run_cli(capsys, "correct", "--ranks", str(tmp_path / "ranks.txt"),
+                              "--n", "1000", "--m", "50", *args)
     assert code2 == 0
     long, plain = pd.read_csv(io.StringIO(text)), pd.read_csv(io.StringIO(text2))
     np.testing.assert_allclose(long["value"], plain["value"], rtol=1e-5)
@@ -37,13 +29,13 @@ def test_positions_csv_one_positive_equals_rank_input(tmp_path):
     assert (long["ci_low"] <= long["value"]).all() and (long["value"] <= long["ci_high"]).all()
 
 
-def test_positions_csv_several_positives(tmp_path):
+def test_positions_csv_several_positives(tmp_path, capsys):
     rows = [(5, 1, 300, 40), (5, 7, 300, 40), (9, 2, 200, 20), (9, 3, 200, 20),
             (9, 22, 200, 20), (1, 4, 100, 10)]
     pd.DataFrame(rows, columns=["user", "position", "n_nonrelevant", "n_negatives"]
                  ).to_csv(tmp_path / "pos.csv", index=False)
-    code, text = _run(["correct", "--ranks", str(tmp_path / "pos.csv"), "--metric",
-                       "ndcg@10", "--correction", "bv_0.1", "--format", "csv"])
+    code, text, _ = run_cli(capsys, "correct", "--ranks", str(tmp_path / "pos.csv"),
+                            "--metric", "ndcg@10", "--correction", "bv_0.1", "--format", "csv")
     assert code == 0
     got = pd.read_csv(io.StringIO(text))["value"].iloc[0]
     want = correct_multi_positive("ndcg@10", [[4], [1, 7], [2, 3, 22]], [100, 300, 200],
@@ -51,7 +43,7 @@ def test_positions_csv_several_positives(tmp_path):
     assert got == pytest.approx(want, rel=1e-5)
 
 
-def test_draws_csv_weighted(tmp_path):
+def test_draws_csv_weighted(tmp_path, capsys):
     rng = np.random.default_rng(8)
     rows = []
     for user, positions in ((1, [2, 5]), (2, [1])):
@@ -60,8 +52,8 @@ def test_draws_csv_weighted(tmp_path):
                 rows.append((user, p, 400, int(rng.random() < 0.1), rng.uniform(1e-4, 1e-2)))
     frame = pd.DataFrame(rows, columns=["user", "position", "n_nonrelevant", "above", "prob"])
     frame.to_csv(tmp_path / "draws.csv", index=False)
-    code, text = _run(["correct", "--ranks", str(tmp_path / "draws.csv"), "--metric",
-                       "recall@10", "--format", "csv"])
+    code, text, _ = run_cli(capsys, "correct", "--ranks", str(tmp_path / "draws.csv"),
+                            "--metric", "recall@10", "--format", "csv")
     assert code == 0
     table = pd.read_csv(io.StringIO(text))
     assert list(table["correction"]) == ["sampled", "weighted_rank_estimate"]
@@ -87,8 +79,8 @@ def test_draws_csv_weighted(tmp_path):
 def test_bad_csv(tmp_path, capsys, content, extra, message):
     path = tmp_path / "in.csv"
     path.write_text(content)
-    assert main(["correct", "--ranks", str(path), *extra]) == 2
-    assert message in capsys.readouterr().err
+    code, _, err = run_cli(capsys, "correct", "--ranks", str(path), *extra)
+    assert code == 2 and message in err
 
 
 def test_user_ids_are_labels_read_exactly(tmp_path):

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from conftest import toy_rank_file
 
 from sampled_metrics.compare import (agreement_summary, bias_curve, compare_ranks,
                                      compare_repeats, exact_interval, mes_gradient, verdict)
@@ -7,7 +8,6 @@ from sampled_metrics.estimators import estimate_from_histogram, estimate_rank_di
 from sampled_metrics.corrections import correction
 from sampled_metrics.estimators import mixture_matrix
 from sampled_metrics.metrics import parse_metric
-from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.sampling import draw_sampled_ranks, expected_sampled_metric
 
 N, M = 1000, 50
@@ -156,18 +156,12 @@ def test_mes_gradient_matches_finite_differences_and_refits():
     assert np.all(np.abs(ratio - 1) < 0.25), ratio
 
 
-def rank_file(name, exact, sampled, n=N):
-    return RankFile(users=np.arange(exact.size), exact=exact, n_u=np.full(exact.size, n),
-                    sampled={M: sampled}, n_items=n, sampling="binomial", tie="random",
-                    seed=0, recommender=name)
-
-
 def test_compare_repeats_scores_verdicts_against_exact():
     rng = np.random.default_rng(8)
     pa, pb = rank_law(0.9), rank_law(0.8)
     ra, rb, _, _ = draw_pairs(rng, 2000, pa, pb, shared=False)
-    files = {"A": rank_file("A", ra, draw_sampled_ranks(ra, N, M, rng=rng, size=(3, ra.size))),
-             "B": rank_file("B", rb, draw_sampled_ranks(rb, N, M, rng=rng, size=(3, rb.size)))}
+    files = {"A": toy_rank_file(ra, N, M, rng, repeats=3, recommender="A"),
+             "B": toy_rank_file(rb, N, M, rng, repeats=3, recommender="B")}
     frame = compare_repeats(files, M, ["recall@10"], ["sampled", "cls"], bootstrap=200,
                             seed=0)
     assert len(frame) == 2 * 3

@@ -1,9 +1,8 @@
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import run_cli, toy_rank_file
 
 from sampled_metrics.cli import build_parser
-from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.sampling import draw_sampled_ranks
 
 N, M = 500, 20
@@ -17,9 +16,7 @@ def rank_files(tmp_path):
     rb = np.minimum(1 + rng.geometric(0.01, users), N)
     paths = {}
     for name, r in (("A", ra), ("B", rb)):
-        f = RankFile(users=np.arange(users), exact=r, n_u=np.full(users, N),
-                     sampled={M: draw_sampled_ranks(r, N, M, rng=rng, size=(4, users))},
-                     n_items=N, sampling="binomial", tie="random", seed=0, recommender=name)
+        f = toy_rank_file(r, N, M, rng, repeats=4, recommender=name)
         paths[name] = f.write(tmp_path / f"{name}.npz")
     return paths
 

@@ -5,6 +5,7 @@ import numba
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import random_binary
 from scipy import linalg
 
 from sampled_metrics.recommenders import EASE, ItemKNN, make_recommender
@@ -13,12 +14,6 @@ from sampled_metrics.recommenders.dense_kernels import (cooccurrence, sparse_den
 from sampled_metrics.recommenders.ease import spd_inverse_inplace
 
 THREADS = sorted({1, 2, numba.config.NUMBA_NUM_THREADS})
-
-
-def random_binary(n_users, n_items, density, seed):
-    X = sp.random(n_users, n_items, density=density, format="csr", random_state=seed)
-    X.data[:] = 1.0
-    return X
 
 
 def random_rows(n_rows, n_items, seed):

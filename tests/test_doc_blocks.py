@@ -58,10 +58,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import ROOT, copy_workflow, place_local_files, run_cli
+from conftest import ROOT, copy_workflow, place_local_files, run_cli, toy_rank_file
 
-from sampled_metrics.evaluation.rankfile import RankFile
-from sampled_metrics.sampling import draw_sampled_ranks
 
 PAGES = ["README.md", *(f"docs/guide/{name}.md" for name in (
     "correcting", "several-positives", "compare", "bounds", "workflow", "troubleshooting",
@@ -360,10 +358,8 @@ def inputs(tmp_path_factory) -> Path:
     users, n_u = 400, N_ITEMS - 20
     for name, p in (("X", 0.003), ("Y", 0.004)):
         exact = np.minimum(rng.geometric(p, users), n_u)
-        RankFile(users=np.arange(users), exact=exact, n_u=np.full(users, n_u),
-                 sampled={M: draw_sampled_ranks(exact, n_u, M, rng=rng, size=(2, users))},
-                 n_items=N_ITEMS, sampling="binomial", tie="random", seed=0,
-                 dataset="ml-1m", recommender=name).write(ranks_dir / f"{name}.npz")
+        toy_rank_file(exact, n_u, M, rng, repeats=2, n_items=N_ITEMS, dataset="ml-1m",
+                      recommender=name).write(ranks_dir / f"{name}.npz")
     return folder
 
 

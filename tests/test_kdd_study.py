@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import ROOT, TINY_SPECS, synthetic_split
 
 from sampled_metrics import correction
 from sampled_metrics.cli.correct import DEFAULT_CORRECTIONS
@@ -22,9 +22,7 @@ from sampled_metrics.steps.kdd_study import (correct_repeats, correct_seeds,
 from sampled_metrics.steps.ranks import rank_recommender
 from sampled_metrics.toy import FIG4_METHODS
 
-SPECS = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
-         "Y": {"model": "itemknn", "q": 3.0},
-         "Z": {"model": "itemknn", "q": 1.0, "k_prime": 10}}
+SPECS = TINY_SPECS
 
 
 def test_the_papers_corrections_are_one_list():
@@ -45,9 +43,7 @@ def rank(split_path, rec, out, sizes=None, tie="random", **kw):
 @pytest.fixture(scope="module")
 def ranks_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("study")
-    prepare_archive("syn", {"format": "synthetic", "n_users": 150, "n_items": 200, "seed": 3},
-                    d / "syn.zip")
-    make_split(d / "syn.zip", "synthetic", d / "split.npz")
+    synthetic_split(d, 150, 200, seed=3)
     for rec in SPECS:
         rank(d / "split.npz", rec, d / f"{rec}.npz")
     return d
@@ -292,10 +288,7 @@ def test_fixed_ncf_negatives_are_used(tmp_path):
     """An NCF-format dataset with a .test.negative file: the sampled rank of each user is its
     rank among exactly those negatives."""
     from sampled_metrics.recommenders import make_recommender
-    prepare_archive("syn", {"format": "synthetic", "n_users": 60, "n_items": 90, "seed": 5},
-                    tmp_path / "syn.zip")
-    make_split(tmp_path / "syn.zip", "synthetic", tmp_path / "s.npz")
-    split = load_split(tmp_path / "s.npz")
+    split = load_split(synthetic_split(tmp_path, 60, 90, seed=5))
     rng = np.random.default_rng(0)
     src = tmp_path / "ncf"
     src.mkdir()

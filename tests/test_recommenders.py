@@ -4,17 +4,12 @@ import itertools
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import random_binary
 
 from sampled_metrics.recommenders import (EASE, IALS, KINDS, ItemKNN, NeuMF,
                                           dense_items_matrix, make_recommender, model_seed,
                                           needs_torch, paper_loss, paper_recommender,
                                           topk_mask)
-
-
-def random_binary(n_users=40, n_items=25, density=0.25, seed=0):
-    X = sp.random(n_users, n_items, density=density, format="csr", random_state=seed)
-    X.data[:] = 1.0
-    return X
 
 
 # ----------------------------------------------------------------------------- iALS

@@ -2,26 +2,22 @@
 whatever the shard size; bad shard inputs get one clear line."""
 import numpy as np
 import pytest
+from conftest import TINY_SPECS, synthetic_split
 
-from sampled_metrics.datasets import load_split, make_split, prepare_archive
+from sampled_metrics.datasets import load_split
 from sampled_metrics.evaluation.negatives import BLOCK_USERS
 from sampled_metrics.recommenders import load_model, save_model
 from sampled_metrics.steps.ranks import (fit_recommender, gather_ranks, rank_recommender,
                                          rank_shard, shard_count)
 
-SPECS = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
-         "Z": {"model": "itemknn", "q": 1.0, "k_prime": 10}}
+SPECS = {rec: TINY_SPECS[rec] for rec in "XZ"}
 PROTOCOL = dict(seed=7, sample_sizes={20: 3, 45: 2}, tie="random_per_ranking",
                 sampling="hypergeometric")
 
 
 @pytest.fixture(scope="module")
 def split_path(tmp_path_factory):
-    d = tmp_path_factory.mktemp("shards")
-    prepare_archive("syn", {"format": "synthetic", "n_users": 2 * BLOCK_USERS + 300,
-                            "n_items": 150, "seed": 5}, d / "syn.zip")
-    make_split(d / "syn.zip", "synthetic", d / "split.npz")
-    return d / "split.npz"
+    return synthetic_split(tmp_path_factory.mktemp("shards"), 2 * BLOCK_USERS + 300, 150, seed=5)
 
 
 @pytest.mark.parametrize("rec", ["X", "Z"])

@@ -1,9 +1,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import toy_rank_file
 
-from sampled_metrics.evaluation.rankfile import RankFile
-from sampled_metrics.sampling import draw_sampled_ranks
 from sampled_metrics.steps.adaptive_study import equal_budget
 from sampled_metrics.steps.compare_study import validation
 
@@ -16,12 +15,8 @@ def rank_paths(tmp_path):
     users, paths = 800, {}
     for name, q in (("A", 0.03), ("B", 0.01)):
         r = np.minimum(1 + rng.geometric(q, users), N)
-        n_u = np.full(users, N)
-        f = RankFile(users=np.arange(users), exact=r, n_u=n_u,
-                     sampled={M: draw_sampled_ranks(r, n_u, M, "hypergeometric", rng,
-                                                    size=(3, users))},
-                     n_items=N, sampling="hypergeometric", tie="random", seed=0,
-                     dataset="toy", recommender=name)
+        f = toy_rank_file(r, N, M, rng, repeats=3, sampling="hypergeometric", dataset="toy",
+                          recommender=name)
         paths[name] = f.write(tmp_path / f"{name}.npz")
     return paths
 
