@@ -1,7 +1,8 @@
 """Shared fixtures and helpers: where the real MovieLens-1M archive is, if anywhere; one local
 run of the workflow on config/test.yaml (``local_run``), shared by the end-to-end and the SLURM
-tests; the tiny data and models many tests build on (``random_binary``, ``synthetic_split``,
-``TINY_SPECS``, ``toy_rank_file``); running the command line and snakemake.
+tests; the tiny data and models many tests build on (``write_zip``, ``random_binary``,
+``synthetic_split``, ``TINY_SPECS``, ``toy_rank_file``); running the command line and
+snakemake.
 
 No path of any one machine: the archive is given by ``--ml1m PATH`` or the environment
 variable ``SAMPLED_METRICS_ML1M``, else looked for at ``<project root>/../shared/data/ml-1m/
@@ -11,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +49,15 @@ def ml1m(request) -> Path:
         pytest.skip(f"MovieLens-1M archive not found at {path} (give --ml1m PATH or set "
                     f"{ML1M_ENV})")
     return path
+
+
+def write_zip(path: Path, text: str | bytes, member: str = "ml-1m/ratings.dat",
+              compression: int = zipfile.ZIP_STORED) -> Path:
+    """A zip at ``path`` holding ``text`` as its one ``member`` (default: MovieLens-1M's
+    ratings file)."""
+    with zipfile.ZipFile(path, "w", compression) as zf:
+        zf.writestr(member, text)
+    return Path(path)
 
 
 def random_binary(n_users=40, n_items=25, density=0.25, seed=0) -> sp.csr_matrix:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import copy_workflow, place_local_files
+from conftest import copy_workflow, place_local_files, write_zip
 
 from sampled_metrics import correction
 from sampled_metrics.checks import check_integer
@@ -532,12 +532,6 @@ def test_snakemake_dry_run_fails_in_one_line(tmp_path, extra, expected):
 
 # --- data files ---------------------------------------------------------------------------
 
-def _ml1m_zip(path: Path, text: str | bytes, member: str = "ml-1m/ratings.dat") -> Path:
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr(member, text)
-    return path
-
-
 def _written(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
@@ -547,7 +541,7 @@ GOOD = "".join(f"{u}::{i}::4::{100 * u + i}\n" for u in range(1, 6) for i in ran
 
 
 def _corrupt(path: Path) -> Path:
-    _ml1m_zip(path, GOOD * 50)
+    write_zip(path, GOOD * 50, compression=zipfile.ZIP_DEFLATED)    # corrupt compressed data
     data = bytearray(path.read_bytes())
     data[60] ^= 0xFF
     path.write_bytes(bytes(data))
@@ -555,17 +549,17 @@ def _corrupt(path: Path) -> Path:
 
 
 DATA_CASES = [
-    ("huge id", lambda p: _ml1m_zip(p, GOOD + "123456789012345678901234::1::4::5\n"),
+    ("huge id", lambda p: write_zip(p, GOOD + "123456789012345678901234::1::4::5\n"),
      "line 21: user '123456789012345678901234' is too large for a 64-bit integer"),
-    ("huge timestamp", lambda p: _ml1m_zip(p, GOOD + "1::1::4::9223372036854775808\n"),
+    ("huge timestamp", lambda p: write_zip(p, GOOD + "1::1::4::9223372036854775808\n"),
      "line 21: timestamp '9223372036854775808' is too large for a 64-bit integer"),
-    ("three fields", lambda p: _ml1m_zip(p, GOOD + "1::2::3\n"), "line 21: expected 4 fields"),
-    ("letters", lambda p: _ml1m_zip(p, GOOD + "1::x::3::4\n"), "line 21: expected 4 fields"),
-    ("blank line inside", lambda p: _ml1m_zip(p, GOOD + "\n" + GOOD), "line 21: expected"),
-    ("empty member", lambda p: _ml1m_zip(p, ""), "no ratings to split"),
-    ("one rating per user", lambda p: _ml1m_zip(p, "1::1::4::5\n2::2::4::6\n3::1::5::7\n"),
+    ("three fields", lambda p: write_zip(p, GOOD + "1::2::3\n"), "line 21: expected 4 fields"),
+    ("letters", lambda p: write_zip(p, GOOD + "1::x::3::4\n"), "line 21: expected 4 fields"),
+    ("blank line inside", lambda p: write_zip(p, GOOD + "\n" + GOOD), "line 21: expected"),
+    ("empty member", lambda p: write_zip(p, ""), "no ratings to split"),
+    ("one rating per user", lambda p: write_zip(p, "1::1::4::5\n2::2::4::6\n3::1::5::7\n"),
      "no user is left to evaluate (3 users"),
-    ("wrong member", lambda p: _ml1m_zip(p, GOOD, "ml-1m/ratings.csv"),
+    ("wrong member", lambda p: write_zip(p, GOOD, "ml-1m/ratings.csv"),
      "no member 'ml-1m/ratings.dat'; the archive holds 'ml-1m/ratings.csv'"),
     ("not a zip", lambda p: _written(p, b"hello"), "not a readable zip archive"),
     ("damaged zip", _corrupt, "ml-1m/ratings.dat: unreadable, the archive is damaged"),
@@ -627,8 +621,8 @@ def test_ratings_variants_read_alike(tmp_path, variant):
     """A BOM, trailing blank lines and CRLF line ends give the same split as the plain file."""
     text = {"bom": "\ufeff" + GOOD, "trailing blank lines": GOOD + "\n\n \n",
             "crlf": GOOD.replace("\n", "\r\n")}[variant]
-    plain = make_split(_ml1m_zip(tmp_path / "a.zip", GOOD), "ml-1m", tmp_path / "a.npz")
-    other = make_split(_ml1m_zip(tmp_path / "b.zip", text.encode()), "ml-1m", tmp_path / "b.npz")
+    plain = make_split(write_zip(tmp_path / "a.zip", GOOD), "ml-1m", tmp_path / "a.npz")
+    other = make_split(write_zip(tmp_path / "b.zip", text.encode()), "ml-1m", tmp_path / "b.npz")
     assert plain == other
     a, b = np.load(tmp_path / "a.npz"), np.load(tmp_path / "b.npz")
     assert all(np.array_equal(a[k], b[k]) for k in a.files)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import write_zip
 
 from sampled_metrics import datasets
 from sampled_metrics.datasets import (FORMATS, MOVIELENS, DataError, fetch_archive,
@@ -31,16 +32,6 @@ HAS_PYARROW = importlib.util.find_spec("pyarrow") is not None
 def read_ratings(path):
     """The ml-1m reader (``UserID::MovieID::Rating::Timestamp`` in ``ml-1m/ratings.dat``)."""
     return read_movielens(path, "ml-1m")
-
-
-def write_zip(path, text, member="ml-1m/ratings.dat"):
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr(member, text)
-    return path
-
-
-def zip_text(path, member, text):
-    return write_zip(path, text, member)
 
 
 # ----------------------------------------------------------------------------- fetch
@@ -215,7 +206,7 @@ def test_registry():
 @pytest.mark.parametrize("fmt", list(MOVIELENS_CASES))
 def test_movielens_reader_parses_fixture(fmt, tmp_path):
     name, member, expected = MOVIELENS_CASES[fmt]
-    archive = zip_text(tmp_path / f"{fmt}.zip", member, fixture(name))
+    archive = write_zip(tmp_path / f"{fmt}.zip", fixture(name), member)
     got = FORMATS[fmt].read(archive, {"format": fmt})
     pd.testing.assert_frame_equal(got, expected)
     interactions, users, items = index_interactions(got)  # the split pipeline accepts it
@@ -240,18 +231,18 @@ BAD = {
 def test_movielens_malformed_line_is_named(fmt, tmp_path):
     text, line = BAD[fmt]
     member = MOVIELENS_CASES[fmt][1]
-    archive = zip_text(tmp_path / "a.zip", member, text)
+    archive = write_zip(tmp_path / "a.zip", text, member)
     with pytest.raises(DataError, match=rf"a\.zip:{re.escape(member)}: line {line}:"):
         FORMATS[fmt].read(archive, {})
 
 
 def test_csv_header_and_empty_file(tmp_path):
-    archive = zip_text(tmp_path / "a.zip", "ml-20m/ratings.csv", "user,movie,rating,ts\n1,2,3,4\n")
+    archive = write_zip(tmp_path / "a.zip", "user,movie,rating,ts\n1,2,3,4\n", "ml-20m/ratings.csv")
     with pytest.raises(DataError, match="line 1: expected the header 'userId,movieId,rating,"
                                         "timestamp', got 'user,movie,rating,ts'"):
         FORMATS["ml-20m"].read(archive, {})
-    archive = zip_text(tmp_path / "b.zip", "ml-20m/ratings.csv",
-                       "userId,movieId,rating,timestamp\n")
+    archive = write_zip(tmp_path / "b.zip", "userId,movieId,rating,timestamp\n",
+                        "ml-20m/ratings.csv")
     with pytest.raises(DataError, match="no data lines"):
         FORMATS["ml-20m"].read(archive, {})
 
@@ -260,18 +251,18 @@ def test_bad_line_found_in_a_later_chunk(tmp_path, monkeypatch):
     monkeypatch.setattr(chunks, "CHUNK_BYTES", 24)
     lines = [f"{u}\t{u + 1}\t3\t{1000 + u}" for u in range(9)]
     lines[6] = "6\t7\t3\t1006\t99"                       # line 7: a fifth field
-    archive = zip_text(tmp_path / "a.zip", "ml-100k/u.data", "\n".join(lines) + "\n")
+    archive = write_zip(tmp_path / "a.zip", "\n".join(lines) + "\n", "ml-100k/u.data")
     with pytest.raises(DataError, match=r"line 7: expected 4 fields \(user item rating "
                                         r"timestamp\) separated by '\\t', got '6\\t7\\t3"):
         FORMATS["ml-100k"].read(archive, {})
     lines[6] = "6\t7\t3\t1006.0"                         # integral decimal: accepted
-    archive = zip_text(tmp_path / "b.zip", "ml-100k/u.data", "\r\n".join(lines))
+    archive = write_zip(tmp_path / "b.zip", "\r\n".join(lines), "ml-100k/u.data")
     got = FORMATS["ml-100k"].read(archive, {})
     assert got.timestamp.tolist() == [1000 + u for u in range(9)]
 
 
 def test_missing_member_names_what_exists(tmp_path):
-    archive = zip_text(tmp_path / "a.zip", "ml-25m/ratings.csv", fixture("ml-csv.ratings.csv"))
+    archive = write_zip(tmp_path / "a.zip", fixture("ml-csv.ratings.csv"), "ml-25m/ratings.csv")
     with pytest.raises(DataError, match="no member 'ml-20m/ratings.csv'; the archive holds "
                                         "'ml-25m/ratings.csv'"):
         FORMATS["ml-20m"].read(archive, {})
@@ -314,7 +305,7 @@ def test_interactions_tsv_and_renamed_copy(tmp_path):
     # ... or is sniffed from the header when no name helps
     pd.testing.assert_frame_equal(FORMATS["interactions"].read(copy, TSV_SPEC), expected)
     # inside a zip: the only member, or the named one
-    archive = zip_text(tmp_path / "z.zip", "dir/log.tsv", fixture("interactions.tsv"))
+    archive = write_zip(tmp_path / "z.zip", fixture("interactions.tsv"), "dir/log.tsv")
     pd.testing.assert_frame_equal(FORMATS["interactions"].read(archive, TSV_SPEC), expected)
     with zipfile.ZipFile(archive, "a") as zf:
         zf.writestr("README", "x")

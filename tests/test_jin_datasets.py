@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import write_zip
 
 from sampled_metrics.datasets import (FORMATS, DataError, get_format, load_split, make_split,
                                       prepare_archive)
@@ -73,9 +74,8 @@ def test_citeulike_holdout_is_uniform():
 
 
 def test_citeulike_in_a_zip_and_crlf(tmp_path):
-    archive = tmp_path / "citeulike.zip"
-    with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr("citeulike-a/users.dat", CITEULIKE.read_text().replace("\n", "\r\n"))
+    archive = write_zip(tmp_path / "citeulike.zip",
+                        CITEULIKE.read_text().replace("\n", "\r\n"), "citeulike-a/users.dat")
     got = read_citeulike(archive)                              # the only member
     assert got.equals(read_citeulike(CITEULIKE))
     with zipfile.ZipFile(archive, "a") as zf:

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import ROOT, copy_workflow, place_local_files, snakemake
+from conftest import ROOT, copy_workflow, place_local_files, snakemake, write_zip
 
 from sampled_metrics.paper import KDD_TABLE1
 
@@ -268,13 +268,10 @@ def test_resume_after_kill_9(workdir, tmp_path):
 def _tiny_movielens(path: Path) -> str:
     """A MovieLens-1M-format zip of 40 users x 30 items; returns its MD5."""
     import hashlib
-    import zipfile
     rng = np.random.default_rng(0)
     lines = [f"{u}::{i}::{rng.integers(1, 6)}::{1000 * u + t}"
              for u in range(1, 41) for t, i in enumerate(rng.choice(30, 8, replace=False) + 1)]
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("ml-1m/ratings.dat", "\n".join(lines) + "\n")
-    return hashlib.md5(path.read_bytes()).hexdigest()
+    return hashlib.md5(write_zip(path, "\n".join(lines) + "\n").read_bytes()).hexdigest()
 
 
 def test_offline_and_online_share_outputs_and_a_failed_download_says_how(tmp_path):
