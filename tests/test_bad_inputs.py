@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import copy_workflow, place_local_files, write_zip
+from conftest import copy_workflow, place_local_files, snakemake, write_zip
 
 from sampled_metrics import correction
 from sampled_metrics.checks import check_integer
@@ -521,9 +521,7 @@ def test_snakemake_dry_run_fails_in_one_line(tmp_path, extra, expected):
     wd = copy_workflow(tmp_path)
     (wd / "my.yaml").write_text(extra)
     before = files_under(wd)
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile",
-                           "config/test.yaml", "my.yaml"], cwd=wd, capture_output=True,
-                          text=True, timeout=300)
+    proc = snakemake(wd, "my.yaml", "-n", timeout=300)       # my.yaml: a second config file
     assert proc.returncode == 1
     assert one_line(proc.stderr.strip().splitlines()[-1]).startswith(expected), proc.stderr
     assert "Traceback" not in proc.stderr

@@ -173,9 +173,7 @@ def test_forced_rerun_in_one_shard_on_one_core_is_byte_identical(workdir, tmp_pa
               if p.is_file()}
     one_shard = tmp_path / "one_shard.yaml"
     one_shard.write_text("ranks:\n  users_per_shard: 4096\n")
-    cmd = [sys.executable, "-m", "snakemake", "--cores", "1", "--forceall", "--configfile",
-           "config/test.yaml", str(one_shard)]
-    proc = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=900)
+    proc = snakemake(workdir, str(one_shard), "--cores", "1", "--forceall")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "ranks_shard" in proc.stdout + proc.stderr
     for p, content in before.items():
