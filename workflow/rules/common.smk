@@ -156,16 +156,17 @@ def artefacts(rule_file, **values):
     file, each rule's wildcards filled in from ``values`` ({wildcard: its values}). A rule
     with a caption is thereby a target of ``all``; the intermediate rules have none."""
     out = []
-    for rule in workflow.rules:
-        if Path(rule.snakefile).name != rule_file or not any(is_flagged(f, "report")
-                                                             for f in rule.output):
+    # (named so: --lint takes the word rule, a space and a colon on one line for a rule)
+    for definition in workflow.rules:
+        if Path(definition.snakefile).name != rule_file or not any(
+                is_flagged(f, "report") for f in definition.output):
             continue
-        missing = rule.wildcard_names - values.keys()
+        missing = definition.wildcard_names - values.keys()
         if missing:
-            raise WorkflowError(f"rule {rule.name} of {rule_file}: its targets give no values "
+            raise WorkflowError(f"{rule_file}, {definition.name}: its targets give no values "
                                 f"of the wildcard(s) {', '.join(sorted(missing))}")
-        outputs = getattr(rules, rule.name).output  # without the wildcard constraints
-        out += expand(list(outputs), **{k: values[k] for k in rule.wildcard_names})
+        outputs = getattr(rules, definition.name).output  # without the wildcard constraints
+        out += expand(list(outputs), **{k: values[k] for k in definition.wildcard_names})
     return out
 
 
