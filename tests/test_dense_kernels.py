@@ -54,7 +54,7 @@ def test_sparse_dense_product_rejects_bad_weights():
         sparse_dense_product(X, np.zeros((11, 4)))
     with pytest.raises(ValueError, match="C-contiguous"):
         sparse_dense_product(X, np.zeros((4, 10)).T)
-    with pytest.raises(ValueError, match="num_threads"):
+    with pytest.raises(ValueError, match="threads must be"):
         sparse_dense_product(X, np.zeros((10, 4)), 0)
 
 
@@ -62,9 +62,9 @@ def test_sparse_dense_product_rejects_bad_weights():
 def test_cooccurrence_counts_are_scipys(threads):
     X = random_binary(200, 60, 0.15, 4)
     full = (X.T @ X).toarray()
-    assert np.array_equal(cooccurrence(X, num_threads=threads), full)
+    assert np.array_equal(cooccurrence(X, threads=threads), full)
     out = np.full((17, 60), 7.0)
-    assert np.array_equal(cooccurrence(X, 20, 37, out=out, num_threads=threads), full[20:37])
+    assert np.array_equal(cooccurrence(X, 20, 37, out=out, threads=threads), full[20:37])
     assert np.array_equal(out, full[20:37])
 
 
@@ -91,8 +91,8 @@ def test_thread_count_is_restored():
     with thread_count(1) as n:
         assert n == 1 and numba.get_num_threads() == 1
     assert numba.get_num_threads() == before
-    with pytest.raises(ValueError, match="num_threads"):
-        ItemKNN(num_threads=0)
+    with pytest.raises(ValueError, match="threads must be"):
+        ItemKNN(threads=0)
     with pytest.raises(ValueError, match="dtype"):
         EASE(dtype="float16")
 
@@ -124,14 +124,14 @@ def test_dense_models_score_as_the_scipy_path(kind):
                    else ({"lam": 5.0}, old_ease_weights(X, 5.0)))
     users = np.arange(0, 300, 3)
     for threads in THREADS:
-        m64 = make_recommender(kind, dtype="float64", num_threads=threads, **params).fit(X)
+        m64 = make_recommender(kind, dtype="float64", threads=threads, **params).fit(X)
         assert m64.weights_.flags.c_contiguous
         if kind == "ease":   # the same inverse, bit for bit
             assert np.array_equal(m64.weights_, old)
         else:                # the same formula, in blocks (last-bit differences allowed)
             assert np.allclose(m64.weights_, old, rtol=1e-13, atol=0)
         assert np.array_equal(m64.score(users), X[users] @ m64.weights_)
-        m32 = make_recommender(kind, num_threads=threads, **params).fit(X)   # float32 default
+        m32 = make_recommender(kind, threads=threads, **params).fit(X)   # float32 default
         assert m32.weights_.dtype == np.float32
         assert np.array_equal(m32.weights_, m64.weights_.astype(np.float32))
         assert np.array_equal(m32.score(users), X[users] @ m32.weights_.astype(np.float64))
@@ -153,7 +153,7 @@ def test_ml1m_ranks_are_those_of_the_scipy_path(ml1m, tmp_path, kind, params):
 
     make_split(ml1m, "ml-1m", tmp_path / "split.npz")
     split = load_split(tmp_path / "split.npz")
-    model = make_recommender(kind, dtype="float64", num_threads=2, **params).fit(split.train)
+    model = make_recommender(kind, dtype="float64", threads=2, **params).fit(split.train)
 
     class Scipy:   # today's path: CSR x dense in scipy
         def score(self, users):

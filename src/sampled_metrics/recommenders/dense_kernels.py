@@ -13,7 +13,7 @@ sparsification) and EASE, whose results do not depend on the number of threads.
 - :func:`symmetrize_from_lower`: completes a symmetric matrix from its lower triangle,
   in place.
 
-Threads: ``num_threads=None`` uses numba's current setting (all cores, or the environment
+Threads: ``threads=None`` uses numba's current setting (all cores, or the environment
 variable ``NUMBA_NUM_THREADS``); an int sets it for the duration of the call only.
 """
 from __future__ import annotations
@@ -32,13 +32,13 @@ __all__ = ["sparse_dense_product", "cooccurrence", "symmetrize_from_lower",
 WEIGHT_DTYPES = ("float32", "float64")
 
 
-def check_threads(num_threads) -> int | None:
-    """``num_threads`` as an int >= 1, or None; ValueError otherwise."""
-    if num_threads is None:
+def check_threads(threads) -> int | None:
+    """``threads`` as an int >= 1, or None; ValueError otherwise."""
+    if threads is None:
         return None
-    if isinstance(num_threads, bool) or int(num_threads) != num_threads or num_threads < 1:
-        raise ValueError(f"num_threads must be a positive integer or None, got {num_threads!r}")
-    return int(num_threads)
+    if isinstance(threads, bool) or int(threads) != threads or threads < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    return int(threads)
 
 
 def check_dtype(dtype) -> str:
@@ -61,10 +61,10 @@ def to_c_order(a: np.ndarray, dtype: str, rows: int = 1024) -> np.ndarray:
 
 
 @contextmanager
-def thread_count(num_threads: int | None):
-    """Run the block with ``numba.set_num_threads(num_threads)`` (None: leave it as is;
+def thread_count(threads: int | None):
+    """Run the block with ``numba.set_num_threads(threads)`` (None: leave it as is;
     more threads than numba's pool, ``NUMBA_NUM_THREADS``, are capped to the pool)."""
-    n = check_threads(num_threads)
+    n = check_threads(threads)
     if n is None:
         yield numba.get_num_threads()
         return
@@ -79,11 +79,11 @@ def thread_count(num_threads: int | None):
 
 # ----------------------------------------------------------------------------- S = X W
 @njit(parallel=True, cache=True, nogil=True)
-def _user_rows(ptr, idx, data, weights, out, n_workers):
+def _user_rows(ptr, idx, data, weights, out, threads):
     """out[u] += Σ_p data[p] W[idx[p]] over u's stored entries, four rows of W per pass."""
     n_cols = weights.shape[1]
-    for w in prange(n_workers):
-        for u in range(w, ptr.size - 1, n_workers):   # round-robin: long users spread
+    for w in prange(threads):
+        for u in range(w, ptr.size - 1, threads):   # round-robin: long users spread
             o = out[u]
             p, end = ptr[u], ptr[u + 1]
             while p + 4 <= end:   # o[c] = (((o[c] + t0) + t1) + t2) + t3: scipy's order
@@ -105,7 +105,7 @@ def _user_rows(ptr, idx, data, weights, out, n_workers):
                 p += 1
 
 
-def sparse_dense_product(X, weights: np.ndarray, num_threads: int | None = None
+def sparse_dense_product(X, weights: np.ndarray, threads: int | None = None
                          ) -> np.ndarray:
     """S = X W, summed in a fixed order whatever the number of threads.
 
@@ -120,7 +120,7 @@ def sparse_dense_product(X, weights: np.ndarray, num_threads: int | None = None
     ----------
     X : scipy.sparse matrix, shape (b, n)
     weights : numpy.ndarray, shape (n, m), C-contiguous float64 or float32
-    num_threads : int or None
+    threads : int or None
         Threads for this call (see module docstring); the result does not depend on it.
 
     Returns
@@ -133,19 +133,19 @@ def sparse_dense_product(X, weights: np.ndarray, num_threads: int | None = None
         raise ValueError("weights must be a C-contiguous float64 or float32 array")
     X = sp.csr_matrix(X, dtype=np.float64)   # no copy if it is already float64 CSR
     out = np.zeros((X.shape[0], weights.shape[1]), dtype=np.float64)
-    with thread_count(num_threads) as workers:
+    with thread_count(threads) as used:
         _user_rows(X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data,
-                   weights, out, int(workers))
+                   weights, out, int(used))
     return out
 
 
 # ----------------------------------------------------------------------------- C = Xᵀ X
 @njit(parallel=True, cache=True, nogil=True)
 def _cooccurrence_rows(item_ptr, item_users, user_ptr, user_items, start, stop, out,
-                       n_workers):
+                       threads):
     """out[i - start, j] += |U_i ∩ U_j| for i in start..stop, rows dealt round-robin."""
-    for w in prange(n_workers):
-        for i in range(start + w, stop, n_workers):   # round-robin: popular items spread
+    for w in prange(threads):
+        for i in range(start + w, stop, threads):   # round-robin: popular items spread
             r = i - start
             for p in range(item_ptr[i], item_ptr[i + 1]):
                 u = item_users[p]
@@ -155,7 +155,7 @@ def _cooccurrence_rows(item_ptr, item_users, user_ptr, user_items, start, stop, 
 
 def cooccurrence(train: sp.csr_matrix, start: int = 0, stop: int | None = None,
                  item_users: sp.csr_matrix | None = None, out: np.ndarray | None = None,
-                 num_threads: int | None = None) -> np.ndarray:
+                 threads: int | None = None) -> np.ndarray:
     """Rows start..stop of the co-occurrence C = Xᵀ X of a binary users x items X.
 
     C[i, j] = |U_i ∩ U_j| = Σ_u X[u, i] X[u, j], counted as float64 integers (exact below
@@ -170,7 +170,7 @@ def cooccurrence(train: sp.csr_matrix, start: int = 0, stop: int | None = None,
         ``train.T.tocsr()`` if already at hand (items x users).
     out : numpy.ndarray, optional
         C-contiguous float64 (stop - start, n) to write into (overwritten).
-    num_threads : int or None
+    threads : int or None
 
     Returns
     -------
@@ -186,10 +186,10 @@ def cooccurrence(train: sp.csr_matrix, start: int = 0, stop: int | None = None,
         if out.shape != (stop - start, n) or not out.flags.c_contiguous:
             raise ValueError("out must be a C-contiguous (stop - start, n_items) array")
         out.fill(0.0)
-    with thread_count(num_threads) as workers:
+    with thread_count(threads) as used:
         _cooccurrence_rows(item_users.indptr.astype(np.int64), item_users.indices,
                            train.indptr.astype(np.int64), train.indices,
-                           int(start), int(stop), out, int(workers))
+                           int(start), int(stop), out, int(used))
     return out
 
 
@@ -208,7 +208,7 @@ def _lower_to_upper(a, block):
                     a[i, j] = a[j, i]
 
 
-def symmetrize_from_lower(a: np.ndarray, num_threads: int | None = None) -> np.ndarray:
+def symmetrize_from_lower(a: np.ndarray, threads: int | None = None) -> np.ndarray:
     """a[i, j] ← a[j, i] for all i < j, in place (cache-blocked); returns ``a``.
 
     LAPACK's ``dpotri`` leaves the inverse in one triangle only; this completes it without
@@ -216,6 +216,6 @@ def symmetrize_from_lower(a: np.ndarray, num_threads: int | None = None) -> np.n
     """
     if a.ndim != 2 or a.shape[0] != a.shape[1] or not a.flags.c_contiguous:
         raise ValueError("a must be a square C-contiguous array")
-    with thread_count(num_threads):
+    with thread_count(threads):
         _lower_to_upper(a, 64)
     return a

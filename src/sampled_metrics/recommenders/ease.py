@@ -21,6 +21,7 @@ import numpy as np
 from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
+from ..checks import renamed_keywords
 from .base import Recommender, check_train
 from .dense_kernels import (check_dtype, check_threads, cooccurrence, sparse_dense_product,
                             symmetrize_from_lower, to_c_order)
@@ -33,7 +34,7 @@ __all__ = ["EASE", "spd_inverse_inplace"]
 THREADED_LAPACK_MAX_BYTES = 2 ** 31
 
 
-def spd_inverse_inplace(G: np.ndarray, num_threads: int | None = None) -> np.ndarray:
+def spd_inverse_inplace(G: np.ndarray, threads: int | None = None) -> np.ndarray:
     """G⁻¹ of an exactly symmetric positive definite C-ordered G, overwriting G.
 
     Cholesky G = UᵀU (LAPACK ``dpotrf``, upper), then G⁻¹ = U⁻¹U⁻ᵀ (``dpotri``), which
@@ -55,7 +56,7 @@ def spd_inverse_inplace(G: np.ndarray, num_threads: int | None = None) -> np.nda
         raise np.linalg.LinAlgError(f"XᵀX + λI is not positive definite (LAPACK info {info})")
     if not np.shares_memory(U, G):              # f2py copied after all: write it back
         F[...] = U
-    return symmetrize_from_lower(G, num_threads)
+    return symmetrize_from_lower(G, threads)
 
 
 class EASE(Recommender):
@@ -65,7 +66,7 @@ class EASE(Recommender):
     ----------
     lam : float
         λ > 0.
-    num_threads : int or None
+    threads : int or None
         Threads (numba) of the Gram counts and of the scoring; None: numba's default (all
         cores, or ``NUMBA_NUM_THREADS``). The results do not depend on it. The inverse runs
         on the BLAS/LAPACK threads (``threadpoolctl`` limits them).
@@ -87,12 +88,13 @@ class EASE(Recommender):
         """B is dense whatever the parameters."""
         return True
 
-    def __init__(self, lam: float = 500.0, num_threads: int | None = None,
+    @renamed_keywords(num_threads="threads")
+    def __init__(self, lam: float = 500.0, threads: int | None = None,
                  dtype: str = "float32"):
         if not lam > 0:
             raise ValueError(f"EASE needs lam > 0, got {lam!r}")
         self.lam = float(lam)
-        self.num_threads = check_threads(num_threads)
+        self.threads = check_threads(threads)
         self.dtype = check_dtype(dtype)
 
     def __repr__(self) -> str:
@@ -100,14 +102,14 @@ class EASE(Recommender):
 
     def _gram(self, train) -> np.ndarray:
         """G = XᵀX + λI, dense float64 (exactly symmetric: integer counts plus λ)."""
-        gram = cooccurrence(train, num_threads=self.num_threads)
+        gram = cooccurrence(train, threads=self.threads)
         gram[np.diag_indices_from(gram)] += self.lam
         return gram
 
     def fit(self, train) -> "EASE":
         """B = I - P diag(1/diag(P)), P = (XᵀX + λI)⁻¹, with one dense matrix in memory."""
         train = check_train(train)
-        P = spd_inverse_inplace(self._gram(train), self.num_threads)
+        P = spd_inverse_inplace(self._gram(train), self.threads)
         P /= (-np.diag(P))[None, :]                 # B = P / (-diag(P)) column-wise ...
         P[np.diag_indices_from(P)] = 0.0            # ... = I - P diag(1/diag(P))
         self.weights_ = to_c_order(P, self.dtype)
@@ -116,4 +118,4 @@ class EASE(Recommender):
 
     def _score(self, users: np.ndarray) -> np.ndarray:
         """ŷ(u, ·) = X_u B."""
-        return sparse_dense_product(self.train_[users], self.weights_, self.num_threads)
+        return sparse_dense_product(self.train_[users], self.weights_, self.threads)

@@ -24,6 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from ..checks import renamed_keywords
 from ..logs import progress
 from .base import Recommender, check_train
 
@@ -68,7 +69,7 @@ class IALS(Recommender):
         flat from 10 sweeps on (seed-to-seed spread of Recall@10 ±0.15 points is larger).
     seed : int
         Seed of implicit's random initialisation.
-    num_threads : int
+    threads : int
         Threads of implicit's solver. Each row is an exact Cholesky solve, so factors are
         bit-identical for 1 and 2 threads (measured); 1 avoids oversubscription when the
         workflow runs jobs in parallel.
@@ -85,8 +86,9 @@ class IALS(Recommender):
         Wall time of the ALS sweeps.
     """
 
+    @renamed_keywords(num_threads="threads")
     def __init__(self, factors: int = 16, regularization: float = 10.0, alpha: float = 0.2,
-                 iterations: int = 20, seed: int = 0, num_threads: int = 1,
+                 iterations: int = 20, seed: int = 0, threads: int = 1,
                  track_loss: bool = True):
         if int(factors) != factors or factors < 1:
             raise ValueError(f"IALS factors must be a positive integer, got {factors!r}")
@@ -99,8 +101,8 @@ class IALS(Recommender):
                              f"alpha={alpha!r}, regularization={regularization!r}")
         self.factors, self.regularization, self.alpha = int(factors), float(regularization), \
             float(alpha)
-        self.iterations, self.seed, self.num_threads = int(iterations), int(seed), \
-            int(num_threads)
+        self.iterations, self.seed, self.threads = int(iterations), int(seed), \
+            int(threads)
         self.track_loss = bool(track_loss)
 
     def __repr__(self) -> str:
@@ -133,7 +135,7 @@ class IALS(Recommender):
                 progress("fit iALS", total=self.iterations) as bar:   # one step per sweep
             model = AlternatingLeastSquares(
                 factors=self.factors, dtype=np.float64, use_cg=False, use_native=True,
-                iterations=self.iterations, num_threads=self.num_threads,
+                iterations=self.iterations, num_threads=self.threads,
                 random_state=self.seed, **self.implicit_params())
             start = time.perf_counter()
             model.fit(train, show_progress=False, callback=record)

@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..checks import renamed_keywords
 from .base import Recommender, check_train
 from .dense_kernels import (check_dtype, check_threads, cooccurrence, sparse_dense_product,
                             to_c_order)
@@ -83,7 +84,7 @@ class ItemKNN(Recommender):
         Readings of eq. 27-30, see the module docstring.
     block_size : int
         Items per block when building the similarity.
-    num_threads : int or None
+    threads : int or None
         Threads (numba) of the co-occurrence counts in :meth:`fit` and of the scoring with a
         dense W; None: numba's default (all cores, or ``NUMBA_NUM_THREADS``). Weights and
         scores are the same bits whatever the number (each sum has one fixed order).
@@ -102,10 +103,11 @@ class ItemKNN(Recommender):
         Σ_j s''_ij per item i, the denominator of eq. 30 (float64, from the float64 W).
     """
 
+    @renamed_keywords(num_threads="threads")
     def __init__(self, q: float = 1.0, k: int | None = None, k_prime: int | None = None,
                  diagonal: str = "auto", neighbours: str = "column", norm: str = "l2",
                  denominator: bool = False, block_size: int = 1024,
-                 num_threads: int | None = None, dtype: str = "float32"):
+                 threads: int | None = None, dtype: str = "float32"):
         for name, allowed in _CHOICES.items():
             value = {"diagonal": diagonal, "neighbours": neighbours, "norm": norm}[name]
             if value not in allowed:
@@ -119,7 +121,7 @@ class ItemKNN(Recommender):
         self.q, self.k, self.k_prime = float(q), k, k_prime
         self.diagonal, self.neighbours, self.norm = diagonal, neighbours, norm
         self.denominator, self.block_size = bool(denominator), int(block_size)
-        self.num_threads = check_threads(num_threads)
+        self.threads = check_threads(threads)
         self.dtype = check_dtype(dtype)
 
     def __repr__(self) -> str:
@@ -132,7 +134,7 @@ class ItemKNN(Recommender):
                          counts: np.ndarray, start: int, stop: int) -> np.ndarray:
         """Dense rows start..stop of s (eq. 27), diagonal handled."""
         co = cooccurrence(train, start, stop, item_users=item_users,
-                          num_threads=self.num_threads)   # (X_Bᵀ X).toarray(), same bits
+                          threads=self.threads)   # (X_Bᵀ X).toarray(), same bits
         denom = np.sqrt(np.outer(counts[start:stop], counts))
         s = np.divide(co, denom, out=np.zeros_like(co), where=denom > 0)
         if self.q != 1.0:
@@ -213,7 +215,7 @@ class ItemKNN(Recommender):
             scores = (self.train_[users] @ self.weights_).toarray()
         else:
             scores = sparse_dense_product(self.train_[users], self.weights_,
-                                          self.num_threads)
+                                          self.threads)
         if self.denominator:
             sums = self.row_sums_
             scores = np.divide(scores, sums, out=np.zeros_like(scores), where=sums > 0)

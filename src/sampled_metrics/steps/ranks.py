@@ -73,7 +73,8 @@ def fit_recommender(split_path, recommender: str, model_spec: dict, out, *,
     out : path
         The model file (:func:`sampled_metrics.recommenders.save_model`).
     threads : int
-        Threads of the fit, for the kinds that take them (iALS).
+        Threads inside the fit: the BLAS's, and the model's own (its ``threads``, unless
+        ``model_spec`` sets them).
 
     Returns
     -------
@@ -238,8 +239,8 @@ def _make(recommender: str, model_spec: dict, threads: int) -> Recommender:
     if kind is None:
         raise ValueError(f"recommender {recommender!r}: 'model' (ials, itemknn or ease) is "
                          f"missing")
-    if kind in KINDS and "num_threads" in inspect.signature(KINDS[kind]).parameters:
-        spec.setdefault("num_threads", threads)       # iALS, item-kNN, EASE
+    if kind in KINDS and "threads" in inspect.signature(KINDS[kind]).parameters:
+        spec.setdefault("threads", threads)       # the model's own threads
     return make_recommender(kind, **spec)
 
 
