@@ -4,7 +4,8 @@ A renamed key keeps working for one release: :func:`upgrade_renamed_keys` moves 
 old key to its new name (a mapping given under the old name is merged over the new key's
 defaults, key by key, as Snakemake merges a ``--configfile`` over the defaults) and returns
 one line per old key found, telling the user the new name. The registry :data:`RENAMED`
-is the one list of renamed keys (paths from the top of the config).
+is the one list of renamed keys (paths from the top of the config; ``*`` is every entry of a
+catalogue, the same entry in the old and the new path).
 
 Examples
 --------
@@ -13,6 +14,11 @@ Examples
 ['config key protocols is now practice (the old name is read until the next release)']
 >>> config
 {'practice': {'enabled': True, 'm': 100}}
+>>> config = {"recommenders": {"Y": {"model": "itemknn", "num_threads": 2}}}
+>>> [note.split(" (")[0] for note in upgrade_renamed_keys(config)]
+['config key recommenders.Y.num_threads is now recommenders.Y.threads']
+>>> config
+{'recommenders': {'Y': {'model': 'itemknn', 'threads': 2}}}
 """
 from __future__ import annotations
 
@@ -20,9 +26,10 @@ from collections.abc import MutableMapping
 
 __all__ = ["RENAMED", "upgrade_renamed_keys"]
 
-#: old key path -> new key path
+#: old key path -> new key path (``*``: every entry of a catalogue)
 RENAMED = {
     ("protocols",): ("practice",),
+    ("recommenders", "*", "num_threads"): ("recommenders", "*", "threads"),
 }
 
 
@@ -35,11 +42,27 @@ def _merge(into: MutableMapping, value) -> object:
     return into
 
 
+def _entries(config, old: tuple, new: tuple) -> list[tuple[tuple, tuple]]:
+    """The (old, new) key paths of one :data:`RENAMED` entry in ``config``: its first ``*``
+    replaced by each key of the mapping there (in both paths), and so on."""
+    if "*" not in old:
+        return [(old, new)]
+    i = old.index("*")
+    node = config
+    for key in old[:i]:
+        node = node.get(key) if isinstance(node, MutableMapping) else None
+    if not isinstance(node, MutableMapping):
+        return []
+    return [pair for key in list(node)
+            for pair in _entries(config, (*old[:i], key, *old[i + 1:]),
+                                 (*new[:i], key, *new[i + 1:]))]
+
+
 def upgrade_renamed_keys(config: MutableMapping) -> list[str]:
     """Move every old key of :data:`RENAMED` found in ``config`` (in place) to its new
     name; the deprecation lines, one per key moved."""
     notes = []
-    for old, new in RENAMED.items():
+    for old, new in (pair for entry in RENAMED.items() for pair in _entries(config, *entry)):
         parent = config
         for key in old[:-1]:
             parent = parent.get(key) if isinstance(parent, MutableMapping) else None
