@@ -45,10 +45,10 @@ def test_chunked_and_direct_moments_agree(law, monkeypatch):
     b = rank_law_moments(["ap", "recall@10"], n, m, law, prior, direct=True)
     for x, y in ((a.gram, b.gram), (a.atb, b.atb), (a.c, b.c), (a.btb, b.btb)):
         assert np.allclose(x, y, rtol=1e-10, atol=1e-18)
-    for method in ("bv_0.1", "bv_0.01", "cls"):
-        v1 = correction("ap", n, m, method, sampling=law, prior=prior)
+    for c in ("bv_0.1", "bv_0.01", "cls"):
+        v1 = correction("ap", n, m, c, sampling=law, prior=prior)
         mom_direct = rank_law_moments(["ap"], n, m, law, prior, direct=True)
-        fn = C.solve_cls if method == "cls" else (lambda mo, k: C.solve_bv(mo, k, float(method[3:])))
+        fn = C.solve_cls if c == "cls" else (lambda mo, k: C.solve_bv(mo, k, float(c[3:])))
         assert np.allclose(v1, fn(mom_direct, 0), rtol=1e-6, atol=1e-9)
 
 
@@ -115,8 +115,8 @@ def test_bv_gamma_zero_is_minimal_bias():
 def test_corrections_reduce_bias_on_figure4_example():
     n, m = 10_000, 100
     sampled = bias_variance(correction("ap", n, m, "sampled"), "ap", n, m)[0]
-    for method in ("rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001"):
-        assert bias_variance(correction("ap", n, m, method), "ap", n, m)[0] < sampled
+    for c in ("rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001"):
+        assert bias_variance(correction("ap", n, m, c), "ap", n, m)[0] < sampled
 
 
 def test_rank_estimate_rank_is_unbiased_binomial():
@@ -175,17 +175,36 @@ def test_expected_corrected_metric_uses_vector():
 
 @pytest.mark.parametrize("kwargs,match", [
     (dict(n=10, m=10), "n > m"), (dict(n=10, m=0), "m"),
-    (dict(n=100, m=10, method="bv", gamma=1.5), "gamma"),
-    (dict(n=100, m=10, method="bv"), "gamma"),
-    (dict(n=100, m=10, method="magic"), "unknown correction method"),
+    (dict(n=100, m=10, correction="bv", gamma=1.5), "gamma"),
+    (dict(n=100, m=10, correction="bv"), "gamma"),
+    (dict(n=100, m=10, correction="magic"), "unknown correction 'magic'"),
     (dict(n=100, m=10, prior=np.ones(99) / 99), "length n"),
     (dict(n=100, m=10, prior=np.ones(100)), "sum to 1"),
     (dict(n=100, m=10, sampling="poisson"), "sampling law"),
 ])
 def test_invalid_arguments(kwargs, match):
-    kwargs.setdefault("method", "bv_0.1")
+    kwargs.setdefault("correction", "bv_0.1")
     with pytest.raises(ValueError, match=match):
         correction("ap", **kwargs)
+
+
+def test_method_is_the_old_keyword_of_correction():
+    """``method=`` (``methods=``) still names the correction(s) for one release, with a
+    one-line DeprecationWarning naming the new keyword; both at once is a TypeError."""
+    from sampled_metrics.corrections import correction_label, correction_vectors, \
+        parse_correction
+    with pytest.warns(DeprecationWarning, match=r"^correction\(method=\.\.\.\) is now "
+                                                r"correction\(correction=\.\.\.\)$"):
+        old = correction("ap", n=100, m=10, method="cls")
+    assert np.array_equal(old, correction("ap", n=100, m=10, correction="cls"))
+    with pytest.warns(DeprecationWarning, match=r"correction_vectors\(methods=\.\.\.\)"):
+        assert list(correction_vectors(["ap"], 100, 10, methods=["cls"])) == [("ap", "cls")]
+    with pytest.warns(DeprecationWarning, match=r"parse_correction\(method=\.\.\.\)"):
+        assert parse_correction(method="bv_0.1") == ("bv", 0.1)
+    with pytest.warns(DeprecationWarning, match=r"correction_label\(method=\.\.\.\)"):
+        assert correction_label(method="BV", gamma=0.1) == "bv_0.1"
+    with pytest.raises(TypeError, match="give correction only"):
+        correction("ap", n=100, m=10, method="cls", correction="cls")
 
 
 def test_parse_method_labels():

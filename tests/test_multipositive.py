@@ -22,13 +22,13 @@ def test_one_positive_identity(sampling):
     N = M + rng.integers(1, 150, U)
     p = rng.integers(1, M + 2)
     for metric in ["recall@10", "ndcg@10", "ap", "auc"]:
-        for method in ["sampled", "rank_estimate", "cls", "bv_0.1", "minimal_bias"]:
-            got = correct_multi_positive(metric, p, N, M, method, sampling=sampling)
-            want = [apply_correction(correction(metric, n + 1, m, method,
+        for c in ["sampled", "rank_estimate", "cls", "bv_0.1", "minimal_bias"]:
+            got = correct_multi_positive(metric, p, N, M, c, sampling=sampling)
+            want = [apply_correction(correction(metric, n + 1, m, c,
                                                 sampling=sampling), [q])[0]
                     for n, m, q in zip(N, M, p)]
             np.testing.assert_allclose(got, want, rtol=0, atol=1e-12,
-                                       err_msg=f"{metric} {method}")
+                                       err_msg=f"{metric} {c}")
 
 
 def test_list_metric_is_eq_2_to_6():
@@ -142,8 +142,8 @@ def test_bad_input(positions, N, M, message):
         correct_multi_positive("recall@10", positions, N, M, "cls")
 
 
-def test_bad_method_and_law():
-    with pytest.raises(ValueError, match="unknown correction method"):
+def test_bad_correction_and_law():
+    with pytest.raises(ValueError, match="unknown correction 'clss'"):
         correct_multi_positive("recall@10", [[1]], [50], [10], "clss")
     with pytest.raises(ValueError, match="unknown sampling law"):
         correct_multi_positive("recall@10", [[1]], [50], [10], "cls", sampling="pop")
@@ -185,3 +185,17 @@ def test_hit_and_mrr_correct_the_first_positive_as_one_item(sampling):
                     for n, m, p in zip(N, M, pos)]
             np.testing.assert_allclose(got, want, rtol=0, atol=1e-12,
                                        err_msg=f"{metric} {method}")
+
+
+def test_method_is_the_old_keyword_of_correction():
+    """``method=`` (``methods=``) still names the correction(s) for one release, with a
+    one-line DeprecationWarning."""
+    from sampled_metrics.multipositive import PositiveTable, correct_positives
+    with pytest.warns(DeprecationWarning, match=r"^correct_multi_positive\(method=\.\.\.\)"):
+        old = correct_multi_positive("recall@10", [[1, 3]], [50], [10], method="cls")
+    assert np.array_equal(old, correct_multi_positive("recall@10", [[1, 3]], [50], [10],
+                                                      correction="cls"))
+    table = PositiveTable.from_lists([[1, 3]], [50], [10])
+    with pytest.warns(DeprecationWarning, match=r"^correct_positives\(methods=\.\.\.\)"):
+        assert list(correct_positives(table, ["auc"], methods=["cls"])) == [("auc", "cls")]
+

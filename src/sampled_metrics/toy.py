@@ -13,7 +13,7 @@ from .paper import KDD_CORRECTIONS
 from .sampling import (draw_sampled_ranks, expected_metric_matrix, log_grid,
                        sampled_metric_weights)
 
-__all__ = ["TOY_RANKS", "TOY_N", "TOY_METRICS", "FIG4_METHODS", "table1", "table2",
+__all__ = ["TOY_RANKS", "TOY_N", "TOY_METRICS", "FIG4_CORRECTIONS", "table1", "table2",
            "expected_curve_vs_m", "figure1_frame", "figure2_frame", "figure3_frame",
            "figure4_frame"]
 
@@ -26,7 +26,7 @@ TOY_RANKS = {
 TOY_N = 10_000
 TOY_METRICS = ("auc", "ap", "ndcg", "recall@10")
 #: The corrections Figure 4 draws.
-FIG4_METHODS = KDD_CORRECTIONS
+FIG4_CORRECTIONS = KDD_CORRECTIONS
 
 
 def table1(ranks=TOY_RANKS, n: int = TOY_N, metrics=TOY_METRICS) -> pd.DataFrame:
@@ -114,16 +114,16 @@ def figure3_frame(n: int = TOY_N, m_values=(10, 100, 1000), top: int = 1000,
     return pd.DataFrame(rows, columns=["metric", "m", "rank", "value"])
 
 
-def figure4_frame(metric: str = "ap", n: int = TOY_N, m: int = 100, methods=FIG4_METHODS,
-                  sampling: str = "binomial") -> pd.DataFrame:
+def figure4_frame(metric: str = "ap", n: int = TOY_N, m: int = 100,
+                  corrections=FIG4_CORRECTIONS, sampling: str = "binomial") -> pd.DataFrame:
     """Figure 4's curves: each correction M^(r~) on r~ = 1..m+1 (``panel`` 'correction') and
     its expectation E[M^(r~) | r] at 400 log-spaced r, with the exact M(r) (``panel``
     'expected'), ``panel, method, rank, value``."""
     name = parse_metric(metric).name
-    vecs = correction_vectors([name], n, m, methods, sampling)
+    vecs = correction_vectors([name], n, m, corrections, sampling)
     r = log_grid(1, n, 400)
     rows = []
-    for label in methods:
+    for label in corrections:
         v = vecs[(name, label)]
         rows += [("correction", label, s, float(x)) for s, x in enumerate(v, start=1)]
         e = expected_metric_matrix([v], r, n, m, sampling)[0]

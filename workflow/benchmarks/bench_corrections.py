@@ -59,14 +59,14 @@ ML20M_ITEMS, ML20M_USERS, ML20M_MAX_COUNT = 26_744, 138_493, 9_254
 
 # --- section: vectors (one correction vector, fresh process) -------------------------------
 
-def one(n: int, m: int, method: str) -> dict:
-    from sampled_metrics import correction
+def one(n: int, m: int, correction: str) -> dict:
+    import sampled_metrics as sm
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
-    v = correction("ndcg@10", n, m, method)
+    v = sm.correction("ndcg@10", n, m, correction)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"n": n, "m": m, "method": method, "seconds": round(seconds, 2),
+    return {"n": n, "m": m, "correction": correction, "seconds": round(seconds, 2),
             "peak_rss_mb": round(peak / 1024, 1), "import_rss_mb": round(base / 1024, 1),
             "dense_A_would_need_mb": round(n * (m + 1) * 8 / 2**20, 1),
             "finite": bool(np.all(np.isfinite(v)))}
@@ -76,17 +76,17 @@ def section_vectors(args) -> None:
     ns = [10**4, 10**5] if args.quick else [10**4, 10**5, 10**6]
     print(f"\n## One correction vector (NDCG@10), fresh process each, median of "
           f"{args.repeats}\n")
-    print("| n | m | method | seconds (runs) | peak RSS MB | dense A would need MB |")
+    print("| n | m | correction | seconds (runs) | peak RSS MB | dense A would need MB |")
     print("|---|---|---|---|---|---|")
     for n in ns:
         for m in (100, 1000):
-            for method in ("bv_0.1", "cls"):
+            for correction in ("bv_0.1", "cls"):
                 runs = [json.loads(subprocess.run(
-                    [sys.executable, __file__, "--one", str(n), str(m), method],
+                    [sys.executable, __file__, "--one", str(n), str(m), correction],
                     capture_output=True, text=True, check=True).stdout)
                     for _ in range(args.repeats)]
                 seconds = [r["seconds"] for r in runs]
-                print(f"| {n:,} | {m:,} | {method} | {statistics.median(seconds)} "
+                print(f"| {n:,} | {m:,} | {correction} | {statistics.median(seconds)} "
                       f"({fmt_times(seconds)}) | {max(r['peak_rss_mb'] for r in runs)} | "
                       f"{runs[0]['dense_A_would_need_mb']} |", flush=True)
 
@@ -358,7 +358,7 @@ def main() -> None:
                     help="the MovieLens-1M zip (default $SAMPLED_METRICS_ML1M)")
     ap.add_argument("--old-src", help="src folder of an older checkout whose "
                     "sampled_metrics.study.correction_lookup is timed too (section lookup)")
-    ap.add_argument("--one", nargs=3, metavar=("N", "M", "METHOD"), help=argparse.SUPPRESS)
+    ap.add_argument("--one", nargs=3, metavar=("N", "M", "CORRECTION"), help=argparse.SUPPRESS)
     ap.add_argument("--old-run", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:

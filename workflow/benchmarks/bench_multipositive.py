@@ -24,7 +24,7 @@ import numpy as np
 from sampled_metrics.multipositive import PositiveTable, correct_positives
 
 METRICS = ["recall@10", "ndcg@10", "ap@10", "auc"]
-METHODS = ["sampled", "rank_estimate", "cls", "bv_0.1"]
+CORRECTIONS = ["sampled", "rank_estimate", "cls", "bv_0.1"]
 TARGET_SECONDS = 10.0
 
 
@@ -58,7 +58,7 @@ def main(argv=None) -> None:
     for _ in range(args.repeats):
         start = time.perf_counter()
         table = PositiveTable.from_long(user, position, N, M, dense_users=True)
-        correct_positives(table, METRICS, METHODS, "binomial", max_m=args.max_m,
+        correct_positives(table, METRICS, CORRECTIONS, "binomial", max_m=args.max_m,
                           processes=args.processes)
         times.append(time.perf_counter() - start)
     seconds = statistics.median(times)

@@ -60,22 +60,22 @@ def run(args) -> pd.DataFrame:
     check_bootstrap(args)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(split_names(args.metric, "metric"))
-    names = split_names(args.correction, "correction")
-    for name in names:
-        parse_correction(name, args.gamma if name.lower() == "bv" else None)
-    if args.gamma is not None and "bv" not in [x.lower() for x in names]:
+    corrections = split_names(args.correction, "correction")
+    for correction in corrections:
+        parse_correction(correction, args.gamma if correction.lower() == "bv" else None)
+    if args.gamma is not None and "bv" not in [x.lower() for x in corrections]:
         raise ValueError(f"--gamma {args.gamma:g} only applies to the correction 'bv', but "
                          f"--correction is {args.correction!r}")
-    specs = [(x, args.gamma) if x.lower() == "bv" else x for x in names]
+    specs = [(x, args.gamma) if x.lower() == "bv" else x for x in corrections]
     vectors = correction_vectors(metrics, n, m, specs, sampling)
     boot = bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
     rows = []
     for metric in metrics:
-        for (name, label), vec in vectors.items():
-            if name == metric.name:
+        for (metric_name, label), vec in vectors.items():
+            if metric_name == metric.name:
                 vals = apply_correction(vec, ranks)
                 se = vals.std(ddof=1) / np.sqrt(vals.size) if vals.size > 1 else float("nan")
-                rows.append((name, label, vals.mean(), se,
+                rows.append((metric_name, label, vals.mean(), se,
                              *percentile_interval(boot @ vec, args.level)))
     return pd.DataFrame(rows, columns=["metric", "correction", "value", "std_error", "ci_low",
                                        "ci_high"])
@@ -88,13 +88,14 @@ def _correct_long(args) -> pd.DataFrame:
             raise ValueError(f"--{option} does not apply to a long-format CSV ({args.ranks} "
                              f"gives n_nonrelevant and n_negatives per row)")
     check_bootstrap(args)
-    names = split_names(args.correction, "correction")
+    corrections = split_names(args.correction, "correction")
     if long_format(args.ranks) == "draws" and args.correction == DEFAULT_CORRECTIONS:
-        names = ["sampled", "weighted_rank_estimate"]
-    if args.gamma is not None and "bv" not in [x.lower() for x in names]:
+        corrections = ["sampled", "weighted_rank_estimate"]
+    if args.gamma is not None and "bv" not in [x.lower() for x in corrections]:
         raise ValueError(f"--gamma {args.gamma:g} only applies to the correction 'bv', but "
                          f"--correction is {args.correction!r}")
-    names = [correction_label(x, args.gamma) if x.lower() == "bv" else x for x in names]
-    return correct_long_csv(args.ranks, split_names(args.metric, "metric"), names,
+    corrections = [correction_label(x, args.gamma) if x.lower() == "bv" else x
+                   for x in corrections]
+    return correct_long_csv(args.ranks, split_names(args.metric, "metric"), corrections,
                             args.sampling or "binomial", args.bootstrap, args.level, args.seed,
                             args.max_m)

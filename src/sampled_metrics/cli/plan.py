@@ -48,16 +48,18 @@ def run(args) -> pd.DataFrame:
     check_nm(args.n, 1, args.sampling)
     prior = read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []
-    pairs = [(metric, name) for metric in parse_metrics(split_names(args.metric, "metric"))
-             for name in split_names(args.correction, "correction")]
+    pairs = [(metric, correction)
+             for metric in parse_metrics(split_names(args.metric, "metric"))
+             for correction in split_names(args.correction, "correction")]
     with progress("sampled-metrics plan", total=len(pairs)) as bar:
-        for metric, name in pairs:
-            what = f"{metric.name} {name}"
+        for metric, correction in pairs:
+            what = f"{metric.name} {correction}"
 
             def report(m: int, bias: float) -> None:
                 bar.advance(0, f"{what}: bias {bias:.3g} at m={m}")
-            plan = required_sample_size(metric, args.n, args.target_bias, name, args.sampling,
-                                        prior, args.criterion, args.max_m, callback=report)
+            plan = required_sample_size(metric, args.n, args.target_bias, correction,
+                                        args.sampling, prior, args.criterion, args.max_m,
+                                        callback=report)
             rows.append((plan.metric, plan.correction, "> max_m" if plan.m is None else plan.m,
                          plan.bias, plan.max_m, plan.bias_at_max_m))
             bar.advance()

@@ -265,11 +265,11 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
 def _method_vectors(metric_list, labels, n, m, sampling, pis, users) -> dict:
     """{name: (K, E, m+1)} correction vectors of every correction-like method (MN per
     recommender, with its MES P^ as prior)."""
-    corr = [x for x in labels if x != "mn"]
+    corrections = [x for x in labels if x != "mn"]
     fixed = None
-    if corr:
-        vec = correction_vectors(metric_list, n, m, corr, sampling)
-        fixed = np.stack([[vec[(x.name, c)] for c in corr] for x in metric_list])
+    if corrections:
+        vec = correction_vectors(metric_list, n, m, corrections, sampling)
+        fixed = np.stack([[vec[(x.name, c)] for c in corrections] for x in metric_list])
     out = {}
     for name in users:
         parts = []
@@ -278,7 +278,7 @@ def _method_vectors(metric_list, labels, n, m, sampling, pis, users) -> dict:
                 parts.append(np.stack([mn_correction(x, n, m, pis[name], users[name], sampling)
                                        for x in metric_list])[:, None])
             else:
-                parts.append(fixed[:, [corr.index(label)]])
+                parts.append(fixed[:, [corrections.index(label)]])
         out[name] = (np.concatenate(parts, axis=1) if parts
                      else np.zeros((len(metric_list), 0, m + 1)))
     return out

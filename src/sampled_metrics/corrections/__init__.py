@@ -1,7 +1,7 @@
 """Corrected sampled metrics (KDD'20 Sec. 5).
 
 A correction is a vector M^ in R^{m+1}; an evaluation that observed the sampled rank r~
-reports M^(r~) (entry ``r~ - 1``) instead of M(r~). Methods:
+reports M^(r~) (entry ``r~ - 1``) instead of M(r~). Corrections:
 
 ``sampled``        no correction: M^(r~) = M_{m+1}(r~)
 ``rank_estimate``  M^(r~) = M(floor(1 + (n - 1)(r~ - 1)/m))                        (eq. 20)
@@ -29,11 +29,11 @@ without it rounding noise of the moments moves CLS by up to 1e-5, 0.04 for AUC, 
 
 Modules (the names of the first three are importable from this package):
 
-``vectors``   parse a method, solve its vector for one n, apply it, its bias and variance
+``vectors``   parse a correction, solve its vector for one n, apply it, its bias and variance
 ``moments``   A^T A, A^T b, c, b^T b of the rank law, accumulated by bands (never A itself)
 ``lookup``    the vectors for many n at once (a checked Chebyshev grid in log n) and their
               per-user means
-``mapping``   Li et al.'s mapping of cut-offs (KDD'20), the ``mapping`` method
+``mapping``   Li et al.'s mapping of cut-offs (KDD'20), the ``mapping`` correction
 ``mn``        Li et al.'s MN correction (AAAI'23): the bias weighted by an estimated P(r)
 ``planning``  the sample size m an evaluation needs for a target bias (the ``plan`` command)
 """

@@ -16,7 +16,7 @@ from ..metrics import parse_metric
 from ..parallel import map_items
 from ..sampling import check_nm
 from .moments import RankLawMoments, rank_law_moments
-from .vectors import correction_array, needs_moments, parse_methods
+from .vectors import correction_array, needs_moments, parse_corrections
 
 __all__ = ["N_MODES", "n_for_users", "correction_lookup", "mean_corrected", "LOOKUP_TOL", "GRID_CHECK_TOL",
            "GRID_LEVELS", "LOOKUP_CHUNK", "MEAN_BLOCK_CELLS", "grid_points", "Interpolant"]
@@ -116,7 +116,7 @@ def correction_lookup(metrics, corrections, n_values, m: int, sampling: str = "b
     The result depends only on the arguments (the grid only on the set of distinct n).
     """
     metric_names = tuple(parse_metric(x) for x in metrics)   # Metric objects (hashable)
-    parsed = tuple(parse_methods(corrections))
+    parsed = tuple(parse_corrections(corrections))
     n_all = np.asarray(n_values).reshape(-1)
     if n_all.size and not np.all(np.mod(n_all, 1) == 0):
         raise ValueError("n values must be integers")

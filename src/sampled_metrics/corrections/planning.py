@@ -37,9 +37,9 @@ __all__ = ["Plan", "bias_at", "required_sample_size"]
 CRITERIA = ("rms", "mean")
 
 
-def bias_at(metric, n: int, m: int, correction_name: str = "sampled", sampling: str = "binomial",
+def bias_at(metric, n: int, m: int, correction: str = "sampled", sampling: str = "binomial",
             prior=None, criterion: str = "rms") -> float:
-    """The bias of the correction ``correction_name`` at sample size m (see module docstring).
+    """The bias of ``correction`` (its name) at sample size m (see module docstring).
 
     The correction is the one an evaluator can compute without knowing the ranks: fitted with
     the uniform prior, as in KDD'20's experiments; ``prior`` is the rank distribution the
@@ -52,8 +52,8 @@ def bias_at(metric, n: int, m: int, correction_name: str = "sampled", sampling: 
     p = check_prior(prior, n)
     p = np.full(n, 1.0 / n) if p is None else p
     metric = parse_metric(metric)
-    vec = correction_vectors([metric], n, m, [correction_name], sampling,
-                             narrow_blocks=True)[metric.name, correction_label(correction_name)]
+    vec = correction_vectors([metric], n, m, [correction], sampling,
+                             narrow_blocks=True)[metric.name, correction_label(correction)]
     r = np.flatnonzero(p > 0) + 1
     diff = expected_metric_matrix([vec], r, n, m, sampling, narrow_blocks=True)[0] - metric(r, n)
     w = p[r - 1]
@@ -72,7 +72,7 @@ class Plan:
     max_m: int
 
 
-def required_sample_size(metric, n: int, target: float, correction_name: str = "sampled",
+def required_sample_size(metric, n: int, target: float, correction: str = "sampled",
                          sampling: str = "binomial", prior=None, criterion: str = "rms",
                          max_m: int | None = None, grid_points: int = 16,
                          rel_precision: float = 0.01,
@@ -86,7 +86,7 @@ def required_sample_size(metric, n: int, target: float, correction_name: str = "
     ``callback(m, bias)``, if given, is called after each evaluation of the bias."""
     if not target > 0:
         raise ValueError(f"target bias must be positive, got {target}")
-    label = correction_label(correction_name)
+    label = correction_label(correction)
     metric_name = parse_metric(metric).name
     max_m = n - 1 if max_m is None else int(max_m)
     check_nm(n, max_m, sampling)

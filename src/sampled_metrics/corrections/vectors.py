@@ -1,6 +1,6 @@
-"""The correction vectors of one n: parse a method, solve it from the moments of the rank
+"""The correction vectors of one n: parse a correction, solve it from the moments of the rank
 law (:mod:`sampled_metrics.corrections.moments`), apply it to sampled ranks, and its bias and
-variance. The methods, their equations and numerics: :mod:`sampled_metrics.corrections`.
+variance. The corrections, their equations and numerics: :mod:`sampled_metrics.corrections`.
 """
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from ..checks import check_ranks, check_vector
+from ..checks import check_ranks, check_vector, renamed_keywords
 from ..metrics import parse_metric
 from ..sampling import check_nm, sampled_metric_weights
 from .mapping import mapping_correction
 from .moments import RankLawMoments, check_prior, rank_law_moments
 
 __all__ = ["CORRECTIONS", "RCOND", "CLS_TIE", "UnboundedCorrectionWarning", "parse_correction",
-           "correction_label", "parse_methods", "needs_moments", "correction_array",
+           "correction_label", "parse_corrections", "needs_moments", "correction_array",
            "correction", "correction_vectors", "apply_correction", "bias_variance",
            "rank_estimate", "rank_estimate_ranks", "solve_bv", "solve_cls", "nnls_last_free"]
 
@@ -33,15 +33,16 @@ RCOND = 1e-15
 CLS_TIE = 1e-10
 
 
-def parse_correction(method: str, gamma: float | None = None) -> tuple[str, float | None]:
-    """Normalise a method name: ``'bv_0.1'`` -> ('bv', 0.1); checks gamma in [0, 1].
+@renamed_keywords(method="correction")
+def parse_correction(correction: str, gamma: float | None = None) -> tuple[str, float | None]:
+    """Normalise a correction name: ``'bv_0.1'`` -> ('bv', 0.1); checks gamma in [0, 1].
 
     Accepted names: sampled (alias none, uncorrected), rank_estimate, minimal_bias (alias mb),
     cls, bv (with ``gamma``) or bv_<gamma>, mapping (Li et al.'s mapping of cut-offs).
     """
-    if not isinstance(method, str):
-        raise ValueError(f"correction method must be a string, got {method!r}")
-    name = method.strip().lower()
+    if not isinstance(correction, str):
+        raise ValueError(f"a correction must be a name (a string), got {correction!r}")
+    name = correction.strip().lower()
     if not _BV_RE.match(name):          # 'bv_1e-6' keeps its exponent's sign
         name = name.replace("-", "_")
     name = {"none": "sampled", "uncorrected": "sampled", "mb": "minimal_bias",
@@ -49,28 +50,30 @@ def parse_correction(method: str, gamma: float | None = None) -> tuple[str, floa
     match = _BV_RE.match(name)
     if match:
         if gamma is not None and float(match.group(1)) != gamma:
-            raise ValueError(f"method {method!r} conflicts with gamma={gamma}")
+            raise ValueError(f"correction {correction!r} conflicts with gamma={gamma}")
         name, gamma = "bv", float(match.group(1))
     if name not in CORRECTIONS:
-        raise ValueError(f"unknown correction method {method!r}; expected one of "
+        raise ValueError(f"unknown correction {correction!r}; expected one of "
                          f"sampled, rank_estimate, minimal_bias, cls, bv_<gamma>, mapping")
     if name == "bv":
         if gamma is None:
-            raise ValueError("method 'bv' needs gamma in [0, 1], e.g. 'bv_0.1'")
+            raise ValueError("correction 'bv' needs gamma in [0, 1], e.g. 'bv_0.1'")
         if isinstance(gamma, (bool, np.bool_)):
             raise ValueError(f"gamma must be a number in [0, 1], got the boolean {gamma!r}")
         gamma = float(gamma)
         if not 0.0 <= gamma <= 1.0:
             raise ValueError(f"gamma must lie in [0, 1], got {gamma}")
     elif gamma is not None:
-        raise ValueError(f"gamma is only used by method 'bv', not {name!r}")
+        raise ValueError(f"gamma is only used by correction 'bv', not {name!r}")
     return name, gamma
 
 
-def correction_label(method: str, gamma: float | None = None) -> str:
-    """Canonical label of a method: ``sampled``, ``rank_estimate``, ``minimal_bias``, ``cls``
-    or ``bv_<gamma>`` (gamma formatted with %g), e.g. ``correction_label('BV', 0.1) == 'bv_0.1'``."""
-    name, g = parse_correction(method, gamma)
+@renamed_keywords(method="correction")
+def correction_label(correction: str, gamma: float | None = None) -> str:
+    """Canonical label of a correction: ``sampled``, ``rank_estimate``, ``minimal_bias``,
+    ``cls``, ``bv_<gamma>`` (gamma formatted with %g) or ``mapping``, e.g.
+    ``correction_label('BV', 0.1) == 'bv_0.1'``."""
+    name, g = parse_correction(correction, gamma)
     return name if name != "bv" else f"bv_{g:g}"
 
 
@@ -271,27 +274,30 @@ def _check_range(metric_list, n: int, m: int, vectors) -> None:
         lo, hi = float(ends.min()), float(ends.max())
         slack = 1e-6 * (hi - lo)                    # rounding of a well-posed solve
         if vector.min() < lo - slack or vector.max() > hi + slack:
+            # stacklevel 5: the caller of correction_vectors (through its keyword wrapper)
             warnings.warn(
                 f"minimal_bias for {metric.name} at n = {n}, m = {m} ranges from "
                 f"{vector.min():.3g} to {vector.max():.3g}, outside the metric's range "
                 f"[{lo:g}, {hi:g}]: eq. 21 without regularisation is ill-posed here; use cls "
-                f"or bv_<gamma>", UnboundedCorrectionWarning, stacklevel=4)
+                f"or bv_<gamma>", UnboundedCorrectionWarning, stacklevel=5)
 
 
-def parse_methods(methods) -> list:
-    """[(name, gamma)] of each method (a name, or a (name, gamma) tuple; :func:`parse_correction`)."""
-    return [parse_correction(*x) if isinstance(x, tuple) else parse_correction(x) for x in methods]
+def parse_corrections(corrections) -> list:
+    """[(name, gamma)] of each correction (a name, or a (name, gamma) tuple;
+    :func:`parse_correction`)."""
+    return [parse_correction(*x) if isinstance(x, tuple) else parse_correction(x)
+            for x in corrections]
 
 
 def needs_moments(parsed) -> bool:
-    """Whether any parsed method is solved from the moments (minimal bias, CLS, BV)."""
+    """Whether any parsed correction is solved from the moments (minimal bias, CLS, BV)."""
     return any(name in ("minimal_bias", "cls", "bv") for name, _ in parsed)
 
 
 def correction_array(metric_list, n: int, m: int, parsed, mom,
                      sampling: str = "binomial") -> np.ndarray:
     """Correction vectors from the moments ``mom`` for n: array (K, E, m+1), [k, e] = M^ of
-    metric k and method e (``parsed`` from :func:`parse_correction`)."""
+    metric k and correction e (``parsed`` from :func:`parse_corrections`)."""
     out = np.empty((len(metric_list), len(parsed), m + 1))
     # one eigen-decomposition serves CLS, minimal bias and several BV; a single BV is solved
     # directly
@@ -317,7 +323,8 @@ def correction_array(metric_list, n: int, m: int, parsed, mom,
     return out
 
 
-def correction(metric, n: int, m: int, method: str, gamma: float | None = None,
+@renamed_keywords(method="correction")
+def correction(metric, n: int, m: int, correction: str, gamma: float | None = None,
                sampling: str = "binomial", prior=None) -> np.ndarray:
     """The correction vector M^ for one metric (KDD'20 Sec. 5).
 
@@ -329,7 +336,8 @@ def correction(metric, n: int, m: int, method: str, gamma: float | None = None,
         Number of items the true rank is taken among.
     m : int
         Number of sampled irrelevant items (1 <= m < n).
-    method : {'sampled', 'rank_estimate', 'minimal_bias', 'cls', 'bv', 'bv_<gamma>'}
+    correction : {'sampled', 'rank_estimate', 'minimal_bias', 'cls', 'bv', 'bv_<gamma>', 'mapping'}
+        The correction's name (:func:`parse_correction`).
     gamma : float in [0, 1], optional
         Weight of the variance in BV (eq. 24).
     sampling : {'binomial', 'hypergeometric'}
@@ -343,22 +351,24 @@ def correction(metric, n: int, m: int, method: str, gamma: float | None = None,
 
     Examples
     --------
-    >>> v = correction("recall@10", n=3706, m=100, method="rank_estimate")
+    >>> v = correction("recall@10", n=3706, m=100, correction="rank_estimate")
     >>> v[:3], v.size
     (array([1., 0., 0.]), 101)
     """
-    return correction_vectors([metric], n, m, [method if gamma is None else (method, gamma)],
+    return correction_vectors([metric], n, m,
+                              [correction if gamma is None else (correction, gamma)],
                               sampling, prior)[(parse_metric(metric).name,
-                                                correction_label(method, gamma))]
+                                                correction_label(correction, gamma))]
 
 
-def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomial",
+@renamed_keywords(methods="corrections")
+def correction_vectors(metrics, n: int, m: int, corrections, sampling: str = "binomial",
                        prior=None, narrow_blocks: bool = False) -> dict:
-    """Correction vectors for several metrics and methods sharing one pass over ranks.
+    """Correction vectors for several metrics and corrections sharing one pass over ranks.
 
-    ``methods`` items are names (``'cls'``, ``'bv_0.1'``) or (name, gamma) tuples.
-    Returns a dict {(metric name, method label): M^}; labels are ``sampled``,
-    ``rank_estimate``, ``minimal_bias``, ``cls``, ``bv_<gamma>`` (gamma formatted with %g).
+    ``corrections`` items are names (``'cls'``, ``'bv_0.1'``) or (name, gamma) tuples.
+    Returns a dict {(metric name, correction label): M^}; labels are those of
+    :func:`correction_label`.
     ``narrow_blocks``: the moments' pass in narrow blocks, not cached (see
     :func:`rank_law_moments`).
 
@@ -369,7 +379,7 @@ def correction_vectors(metrics, n: int, m: int, methods, sampling: str = "binomi
     """
     n, m = check_nm(n, m, sampling)
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
-    parsed = parse_methods(methods)
+    parsed = parse_corrections(corrections)
     prior = check_prior(prior, n)
     mom = (rank_law_moments(metric_list, n, m, sampling, prior, narrow_blocks=narrow_blocks)
            if needs_moments(parsed) else None)

@@ -143,24 +143,24 @@ def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
     """:func:`correct_long_csv` of a file or DataFrame ``path`` in the format ``kind``
     ('positions' or 'draws', see :func:`long_format`)."""
     metrics = parse_metrics(metrics)
-    names = list(corrections)
+    corrections = list(corrections)
     if kind == "draws":
         table, estimate = read_draws(path)
         allowed = {"sampled", WEIGHTED}
-        wrong = [x for x in names if x not in allowed]
+        wrong = [x for x in corrections if x not in allowed]
         if wrong:
             raise ValueError(f"{_name(path)}: popularity-sampled draws allow the corrections "
                              f"sampled and {WEIGHTED}, not {', '.join(wrong)}")
         columns = {}
         for metric in metrics:
-            for name in names:
-                columns[(metric.name, name)] = (
+            for correction in corrections:
+                columns[(metric.name, correction)] = (
                     correct_positives(table, [metric], ["sampled"], sampling)[
-                        (metric.name, "sampled")] if name == "sampled" else
+                        (metric.name, "sampled")] if correction == "sampled" else
                     _weighted(metric, table, estimate))
     elif kind == "positions":
         table = read_positions(path)
-        labels = [correction_label(x) for x in names]
+        labels = [correction_label(x) for x in corrections]
         columns = correct_positives(table, metrics, labels, sampling,
                                    max_m=max_m or DEFAULT_MAX_M)
         columns = {(metric.name, label): columns[(metric.name, label)]

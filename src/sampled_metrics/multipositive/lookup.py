@@ -2,7 +2,7 @@
 
 :func:`moment_terms` gives, for every positive of a
 :class:`~sampled_metrics.multipositive.PositiveTable`, M^_{W_a; N + 1, m'}(r~) for each
-metric and method: positives are grouped by the sample size m' the corrections use
+metric and correction: positives are grouped by the sample size m' the corrections use
 (M_u, or the thinned ``max_m``), each group's shifted metric columns (one per a < K) are
 corrected for all its distinct n = N_u + 1 at once by :class:`VectorTable`, and the
 thinning kernel (module docstring of :mod:`sampled_metrics.multipositive`) is applied.
@@ -38,7 +38,7 @@ class VectorTable:
     (17,492..26,726, m = 100, recall/ndcg/ap@10 shifts 0..9 and auc x CLS, BV 0.1) within
     3e-14.
 
-    ``column(c)`` is an array (distinct n, methods, m + 1) for metric column c; ``index``
+    ``column(c)`` is an array (distinct n, corrections, m + 1) for metric column c; ``index``
     maps each requested n to its row.
     """
 
@@ -136,7 +136,7 @@ def thinning_kernel(y, M, mq: int) -> np.ndarray:
 
 
 def moment_terms(table, metrics, parsed, s, N, M, sampling, max_m, processes) -> np.ndarray:
-    """Per-positive corrected terms (K, E, P) of the moment-based methods ``parsed``
+    """Per-positive corrected terms (K, E, P) of the moment-based corrections ``parsed``
     (module docstring); s = sampled rank 1 + y, N and M per positive."""
     terms = np.zeros((len(metrics), len(parsed), s.size))
     m_eff = np.minimum(M, max_m)

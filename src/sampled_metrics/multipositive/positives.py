@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..checks import renamed_keywords
 from ..corrections.vectors import correction_label, parse_correction, rank_estimate
 from ..metrics import Metric, parse_metric
 from ..sampling import check_sampling
@@ -181,7 +182,8 @@ def multi_positive_metric(metric, positions, n_nonrelevant) -> np.ndarray:
     return per_user_metric(table, metric, _term(metric, table.above, s, N + 1))
 
 
-def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, method: str,
+@renamed_keywords(method="correction")
+def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, correction: str,
                            gamma: float | None = None, sampling: str = "binomial", *,
                            max_m: int = DEFAULT_MAX_M, processes: int = 1) -> np.ndarray:
     """Corrected sampled metric of each user with several positives (module docstring).
@@ -197,7 +199,7 @@ def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, method
         N_u, items in neither the user's training nor test set (the pool of negatives).
     n_negatives : int array (U,)
         M_u >= 1, sampled negatives in the user's list in total.
-    method : str
+    correction : str
         As for :func:`sampled_metrics.corrections.correction`: ``sampled`` (uncorrected),
         ``rank_estimate``, ``minimal_bias``, ``cls``, ``bv`` (with ``gamma``) or
         ``bv_<gamma>``.
@@ -216,27 +218,29 @@ def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, method
     ndarray (U,)
         normaliser(k_u) sum_i M^_{W_{a_i}; N_u + 1, M_u}(p_i - a_i). With one positive per
         user (and M_u <= max_m) it equals
-        ``apply_correction(correction(metric, N_u + 1, M_u, method), p_u)``.
+        ``apply_correction(correction(metric, N_u + 1, M_u, correction), p_u)``.
     """
     table = PositiveTable.from_lists(positions, n_nonrelevant, n_negatives)
-    label = correction_label(method, gamma)
+    label = correction_label(correction, gamma)
     metric = parse_metric(metric)
     return correct_positives(table, [metric], [label], sampling, max_m=max_m,
                              processes=processes)[(metric.name, label)]
 
 
-def correct_positives(table: PositiveTable, metrics, methods, sampling: str = "binomial", *,
-                      max_m: int = DEFAULT_MAX_M, processes: int = 1) -> dict:
-    """Every metric x method for a :class:`PositiveTable`, sharing the correction lookups.
+@renamed_keywords(methods="corrections")
+def correct_positives(table: PositiveTable, metrics, corrections, sampling: str = "binomial",
+                      *, max_m: int = DEFAULT_MAX_M, processes: int = 1) -> dict:
+    """Every metric x correction for a :class:`PositiveTable`, sharing the correction
+    lookups.
 
-    Returns a dict {(metric name, method label): per-user values (U,)}.
+    Returns a dict {(metric name, correction label): per-user values (U,)}.
     """
     check_sampling(sampling)
     if isinstance(max_m, bool) or int(max_m) != max_m or max_m < 1:
         raise ValueError(f"max_m must be a positive integer, got {max_m!r}")
     metrics = [parse_metric(x) for x in metrics]
     parsed = [parse_correction(x) if isinstance(x, str) else parse_correction(*x)
-              for x in methods]
+              for x in corrections]
     labels = [correction_label(*p) for p in parsed]
     N, M = table.n_nonrelevant[table.user], table.n_negatives[table.user]
     if sampling == "hypergeometric" and np.any(table.n_negatives > table.n_nonrelevant):
