@@ -189,7 +189,7 @@ CLI_CASES = [
     ("correct --ranks pos_empty.csv", "pos_empty.csv: no positives found"),
     ("correct --ranks draw_prob.csv", "draw_prob.csv:3: prob 0 outside (0, 1]"),
     ("correct --ranks draw_above.csv", "draw_above.csv:3: above 2 outside 0..1"),
-    ("estimate --ranks ok.txt --n 1000 --m 60 --estimator foo", "unknown estimation method"),
+    ("estimate --ranks ok.txt --n 1000 --m 60 --estimator foo", "unknown estimator 'foo'"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator ,", "no estimator given"),
     ("estimate --ranks ok.txt --n 1000 --m 60 --estimator mle --C 5",
      "--C only applies to the estimator 'wmle'"),
@@ -380,8 +380,8 @@ CONFIG_CASES = [
                                          "jin.recommenders (X, Y, Z, EASE)"),
     ("jin.estimators", ["mle", "em"], "config key jin.estimators[1]"),
     ("jin.metrics", ["ndcg@ten"], "config key jin.metrics[0]"),
-    ("jin.options", {"mes": {"etta": 0.1}}, "config key jin.options.mes: method 'mes' takes no "
-                                            "option(s) etta"),
+    ("jin.options", {"mes": {"etta": 0.1}}, "config key jin.options.mes: estimator 'mes' takes "
+                                            "no option(s) etta"),
     ("jin.options", {"mle": {"C": 10}}, "config key jin.options.mle"),
     ("recommenders.X.factor", 8, "config key recommenders.X: model 'ials' takes no parameter "
                                  "'factor'"),

@@ -342,9 +342,9 @@ def test_estimate_dispatch_passes_the_solver():
     n, m = 300, 19
     _, s = simulate(n, m, "binomial", 2000)
     h = sampled_rank_histogram(s, m)
-    for method, w in (("mle", None), ("wmle", weight_function("ndcg", 10))):
+    for estimator, w in (("mle", None), ("wmle", weight_function("ndcg", 10))):
         for solver in ("em", "squarem"):
-            assert np.array_equal(estimate_rank_distribution(s, n, m, method, solver=solver),
+            assert np.array_equal(estimate_rank_distribution(s, n, m, estimator, solver=solver),
                                   mle(h, n, m, weights=w, solver=solver)[0])
     assert np.array_equal(estimate_rank_distribution(s, n, m, "mle"),
                           estimate_rank_distribution(s, n, m, "mle", solver="squarem"))
@@ -461,16 +461,16 @@ def test_batched_epochs_and_readings_equal_one_row_at_a_time():
     n, m, law = 500, 19, "binomial"
     hists = [sampled_rank_histogram(simulate(n, m, law, 3000, seed=s)[1], m) for s in range(3)]
     top10 = np.r_[np.ones(10), np.zeros(n - 10)]
-    for method, opts in [("mle", {"epochs": 40}), ("wmle", {"epochs": 40, "reading": "detilt"}),
+    for estimator, opts in [("mle", {"epochs": 40}), ("wmle", {"epochs": 40, "reading": "detilt"}),
                          ("wmle", {"reading": "zero_based", "C": 5}), ("mle", {}),
                          ("mes", {"eta": 0.01}), ("bv_0.1", {})]:
-        many = estimate_many(hists, n, m, method, law, **opts)
-        one = np.stack([estimate_from_histogram(h, n, m, method, law, **opts) for h in hists])
+        many = estimate_many(hists, n, m, estimator, law, **opts)
+        one = np.stack([estimate_from_histogram(h, n, m, estimator, law, **opts) for h in hists])
         assert many.shape == (3, n) and np.allclose(many.sum(axis=1), 1)
-        if "epochs" in opts or method in ("mes", "bv_0.1"):
-            assert np.abs(many - one).max() < 1e-12, (method, opts)
+        if "epochs" in opts or estimator in ("mes", "bv_0.1"):
+            assert np.abs(many - one).max() < 1e-12, (estimator, opts)
         else:
-            assert np.abs((many - one) @ top10).max() < 2e-3, (method, opts)
+            assert np.abs((many - one) @ top10).max() < 2e-3, (estimator, opts)
 
 
 def test_mes_eta_scaling_bins_is_eta_over_the_number_of_bins():
@@ -496,11 +496,25 @@ def test_estimate_batches_is_estimate_many_on_fixed_batches():
     n, m, law = 500, 19, "binomial"
     hists = [sampled_rank_histogram(simulate(n, m, law, 400, seed=s)[1], m)
              for s in range(BATCH_HISTOGRAMS + 7)]
-    for method in ("mle", "wmle", "mes"):
+    for estimator in ("mle", "wmle", "mes"):
         with threadpool_limits(1):
-            expected = np.concatenate([estimate_many(hists[:BATCH_HISTOGRAMS], n, m, method, law),
-                                       estimate_many(hists[BATCH_HISTOGRAMS:], n, m, method, law)])
+            expected = np.concatenate([
+                estimate_many(hists[:BATCH_HISTOGRAMS], n, m, estimator, law),
+                estimate_many(hists[BATCH_HISTOGRAMS:], n, m, estimator, law)])
         for processes in (1, 2):
-            got = estimate_batches(hists, n, m, method, law, processes=processes)
-            assert np.array_equal(got, expected), (method, processes)
+            got = estimate_batches(hists, n, m, estimator, law, processes=processes)
+            assert np.array_equal(got, expected), (estimator, processes)
     assert estimate_batches([], n, m, "mle").shape == (0, n)
+
+
+def test_method_is_the_old_keyword_of_estimator():
+    """``method=`` still names the estimator for one release, with a one-line
+    DeprecationWarning naming the new keyword."""
+    sampled = draw_sampled_ranks(np.arange(1, 201), n=200, m=19, rng=0)
+    with pytest.warns(DeprecationWarning, match=r"^estimate_rank_distribution\(method=\.\.\.\) "
+                                                r"is now estimate_rank_distribution\("
+                                                r"estimator=\.\.\.\)$"):
+        old = estimate_rank_distribution(sampled, n=200, m=19, method="mes")
+    assert np.array_equal(old, estimate_rank_distribution(sampled, n=200, m=19,
+                                                          estimator="mes"))
+

@@ -66,15 +66,15 @@ def run_histogram(hist, n, m, sampling, rounds, em_rounds) -> dict:
     """Every estimator on one histogram: {key: (pi, info, seconds)}."""
     w = weight_function("ndcg", 10)
     out = {}
-    for method, weights in (("mle", None), ("wmle", w)):
+    for estimator, weights in (("mle", None), ("wmle", w)):
         old, t_old = cpu_seconds(lambda: mle(hist, n, m, sampling, weights=weights,
                                              tol=OLD_TOL, solver="em"), em_rounds)
         new, t_new = cpu_seconds(lambda: mle(hist, n, m, sampling, weights=weights),
                                  rounds)
         cont = mle(hist, n, m, sampling, weights=weights, tol=NEW_TOL, init=old[0],
                    solver="em")
-        out[method, "old"], out[method, "new"] = (*old, t_old), (*new, t_new)
-        out[method, "em@new tol"] = (*cont, 0.0)
+        out[estimator, "old"], out[estimator, "new"] = (*old, t_old), (*new, t_new)
+        out[estimator, "em@new tol"] = (*cont, 0.0)
     for hessian, label in (("dense", "old"), ("banded", "new")):
         res, t = cpu_seconds(lambda: mes(hist, n, m, sampling, eta=0.001, hessian=hessian),
                              rounds)
@@ -85,22 +85,22 @@ def run_histogram(hist, n, m, sampling, rounds, em_rounds) -> dict:
 
 
 def summarise(m, runs: list[dict], truth: dict) -> tuple[list[str], dict]:
-    """Markdown rows for one m and the per-method mean seconds {(method, label): s}."""
+    """Markdown rows for one m and the per-estimator mean seconds {(estimator, label): s}."""
     rows, mean_s = [], {}
-    for method in ("mle", "wmle", "mes", "bv"):
+    for estimator in ("mle", "wmle", "mes", "bv"):
         for label in ("old", "new"):
-            if method == "bv" and label == "old":
+            if estimator == "bv" and label == "old":
                 continue
-            secs = np.array([r[method, label][2] for r in runs])
-            mean_s[method, label] = secs.mean()
-            infos = [r[method, label][1] for r in runs]
+            secs = np.array([r[estimator, label][2] for r in runs])
+            mean_s[estimator, label] = secs.mean()
+            infos = [r[estimator, label][1] for r in runs]
             its = np.median([i.get("iterations", 0) for i in infos])
             evals = np.median([i.get("evaluations", i.get("iterations", 0)) for i in infos])
-            if method in ("mle", "wmle") and label == "new":
-                dl = np.array([r[method, "new"][1]["loglik"][-1] - r[method, "old"][1]["loglik"][-1]
-                               for r in runs])
+            if estimator in ("mle", "wmle") and label == "new":
+                dl = np.array([r[estimator, "new"][1]["loglik"][-1]
+                               - r[estimator, "old"][1]["loglik"][-1] for r in runs])
                 dl_text = f"{dl.min():.1e} / {np.median(dl):.1e}"
-            elif method == "mes" and label == "new":
+            elif estimator == "mes" and label == "new":
                 dl = np.array([r["mes", "new"][1]["objective"] - r["mes", "old"][1]["objective"]
                                for r in runs])
                 dl_text = f"obj {dl.min():.0e} / {np.median(dl):.0e}"
@@ -108,28 +108,28 @@ def summarise(m, runs: list[dict], truth: dict) -> tuple[list[str], dict]:
                 dl_text = ""
             cells = []
             for metric in METRICS:
-                est = np.array([metric_from_distribution(metric, r[method, label][0])
+                est = np.array([metric_from_distribution(metric, r[estimator, label][0])
                                 for r in runs])
                 text = f"{est.mean():.4f} ± {est.std(ddof=1) if est.size > 1 else 0:.4f}"
-                if label == "new" and method != "bv":
-                    ref = np.array([metric_from_distribution(metric, r[method, "old"][0])
+                if label == "new" and estimator != "bv":
+                    ref = np.array([metric_from_distribution(metric, r[estimator, "old"][0])
                                     for r in runs])
                     d = np.abs(est - ref)
                     text += f" ({d.mean():.1e}, {d.max():.1e})"
                 cells.append(text)
-            rows.append(f"| {m} | {method} | {label} | {secs.mean():.4f} | {np.median(secs):.4f} "
-                        f"| {secs.max():.4f} | {its:.0f} | {evals:.0f} | {dl_text} | "
-                        f"{cells[0]} | {cells[1]} |")
-    for method in ("mle", "wmle"):
+            rows.append(f"| {m} | {estimator} | {label} | {secs.mean():.4f} | "
+                        f"{np.median(secs):.4f} | {secs.max():.4f} | {its:.0f} | {evals:.0f} | "
+                        f"{dl_text} | {cells[0]} | {cells[1]} |")
+    for estimator in ("mle", "wmle"):
         for metric in METRICS:
-            tol_move = np.array([abs(metric_from_distribution(metric, r[method, "em@new tol"][0])
-                                     - metric_from_distribution(metric, r[method, "old"][0]))
+            tol_move = np.array([abs(metric_from_distribution(metric, r[estimator, "em@new tol"][0])
+                                     - metric_from_distribution(metric, r[estimator, "old"][0]))
                                  for r in runs])
-            solver_move = np.array([abs(metric_from_distribution(metric, r[method, "new"][0])
+            solver_move = np.array([abs(metric_from_distribution(metric, r[estimator, "new"][0])
                                         - metric_from_distribution(metric,
-                                                                   r[method, "em@new tol"][0]))
+                                                                   r[estimator, "em@new tol"][0]))
                                     for r in runs])
-            rows.append(f"| {m} | {method} | {metric}: EM tol {OLD_TOL:g} -> {NEW_TOL:g} moves "
+            rows.append(f"| {m} | {estimator} | {metric}: EM tol {OLD_TOL:g} -> {NEW_TOL:g} moves "
                         f"it by {tol_move.mean():.1e} (max {tol_move.max():.1e}); SQUAREM vs EM "
                         f"at {NEW_TOL:g}: {solver_move.mean():.1e} (max {solver_move.max():.1e}) "
                         f"| | | | | | | |")
@@ -155,7 +155,7 @@ def main() -> None:
           f"recommender, CPU seconds (BLAS single-threaded, median of {args.rounds} calls, "
           f"plain EM {args.em_rounds}); load average at start {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} CPUs\n")
-    header = ("| m | method | solver | CPU s mean | median | max | iterations | EM evals | "
+    header = ("| m | estimator | solver | CPU s mean | median | max | iterations | EM evals | "
               "ΔL new-old min / median | Recall@10 mean ± std (mean, max abs change) | "
               "NDCG@10 mean ± std (mean, max abs change) |")
     totals, all_dl = {}, []
@@ -187,10 +187,10 @@ def main() -> None:
             print()
     print("Targets (mean CPU seconds per repeat):")
     for m, mean_s in totals.items():
-        for method in ("mle", "wmle"):
+        for estimator in ("mle", "wmle"):
             if m in TARGETS:
-                new, old, target = mean_s[method, "new"], mean_s[method, "old"], TARGETS[m]
-                print(f"  {method.upper()} m = {m}: {new:.4f} s (plain EM {old:.4f} s, "
+                new, old, target = mean_s[estimator, "new"], mean_s[estimator, "old"], TARGETS[m]
+                print(f"  {estimator.upper()} m = {m}: {new:.4f} s (plain EM {old:.4f} s, "
                       f"{old / new:.1f}x) <= {target} s: {'PASS' if new <= target else 'FAIL'}")
     dl = np.array(all_dl)
     print(f"  log-likelihood SQUAREM - EM >= -1e-12 on all {dl.size} MLE/WMLE histograms "

@@ -55,39 +55,41 @@ def run(args) -> pd.DataFrame:
                      f"distributions over the n = {n} true ranks")
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
     metrics = parse_metrics(split_names(args.metric, "metric"))
-    names = split_names(args.estimator, "estimator")
+    estimators = split_names(args.estimator, "estimator")
     for option, owner in (("eta", "mes"), ("weight", "wmle"), ("C", "wmle")):
-        if getattr(args, option) is not None and owner not in names:
+        if getattr(args, option) is not None and owner not in estimators:
             raise ValueError(f"--{option} only applies to the estimator {owner!r}, but "
                              f"--estimator is {args.estimator!r}")
-    options = {name: _estimator_options(name, args) for name in names}
+    options = {estimator: _estimator_options(estimator, args) for estimator in estimators}
     weights = np.stack([metric.weights(n) for metric in metrics])
     hist = sampled_rank_histogram(ranks, m)
     boot = bootstrap_histograms(ranks, m, args.bootstrap, args.seed)
     rows = []
-    with progress("sampled-metrics estimate", total=len(names)) as bar:
-        for name in names:
-            bar.advance(0, f"{name}: estimate and {args.bootstrap} bootstrap draws")
-            value = weights @ _estimate(name, hist[None], n, m, sampling, options[name])[0]
-            draws = _estimate(name, boot, n, m, sampling, options[name], processes) @ weights.T
-            rows += [(metric.name, name, value[k], *percentile_interval(draws[:, k], args.level))
+    with progress("sampled-metrics estimate", total=len(estimators)) as bar:
+        for estimator in estimators:
+            bar.advance(0, f"{estimator}: estimate and {args.bootstrap} bootstrap draws")
+            opts = options[estimator]
+            value = weights @ _estimate(estimator, hist[None], n, m, sampling, opts)[0]
+            draws = _estimate(estimator, boot, n, m, sampling, opts, processes) @ weights.T
+            rows += [(metric.name, estimator, value[k],
+                      *percentile_interval(draws[:, k], args.level))
                      for k, metric in enumerate(metrics)]
             bar.advance()
     return pd.DataFrame(rows, columns=["metric", "estimator", "value", "ci_low", "ci_high"])
 
 
-def _estimator_options(name: str, args) -> dict:
-    """The options of estimator ``name`` given on the command line (validated)."""
+def _estimator_options(estimator: str, args) -> dict:
+    """The options of ``estimator`` given on the command line (validated)."""
     options = {}
-    if name == "mes" and args.eta is not None:
+    if estimator == "mes" and args.eta is not None:
         options = {"eta": args.eta}
-    if name == "wmle":
+    if estimator == "wmle":
         options = {k: v for k, v in (("weight", args.weight), ("C", args.C)) if v is not None}
-    parse_estimator(name, **options)                        # fail early
+    parse_estimator(estimator, **options)                        # fail early
     return options
 
 
-def _estimate(name: str, hists: np.ndarray, n: int, m: int, sampling: str, options: dict,
+def _estimate(estimator: str, hists: np.ndarray, n: int, m: int, sampling: str, options: dict,
               processes: int | None = None) -> np.ndarray:
     """P^ of each histogram (rows of ``hists``): (J, n). ``processes=None``: one histogram
     at a time in this process (the point estimate, as :func:`estimate_from_histogram`);
@@ -95,6 +97,6 @@ def _estimate(name: str, hists: np.ndarray, n: int, m: int, sampling: str, optio
     iterate a batch together, so a draw's estimate equals the one-at-a-time estimate up to
     the rounding of the shared matrix products, see :mod:`sampled_metrics.estimators.em`)."""
     if processes is None:
-        return np.stack([estimate_from_histogram(h, n, m, name, sampling, **options)
+        return np.stack([estimate_from_histogram(h, n, m, estimator, sampling, **options)
                          for h in hists])
-    return estimate_batches(hists, n, m, name, sampling, processes=processes, **options)
+    return estimate_batches(hists, n, m, estimator, sampling, processes=processes, **options)

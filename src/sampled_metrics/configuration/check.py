@@ -424,15 +424,15 @@ def _check_jin(config) -> None:
         _each(config, ("jin", key), _metric)
     _each(config, ("jin", "corrections"), _correction)
     options = jin.get("options") or {}
-    for name, opts in options.items():
+    for estimator, opts in options.items():
         try:
-            parse_estimator(name, **({"gamma": 0.1} if name == "bv" else {}), **opts)
+            parse_estimator(estimator, **({"gamma": 0.1} if estimator == "bv" else {}), **opts)
         except ValueError as err:
-            raise ConfigError(f"config key jin.options.{name}: {str(err)[:180]}") from None
+            raise ConfigError(f"config key jin.options.{estimator}: {str(err)[:180]}") from None
     for key in (("estimators",), ("figure1", "estimators"), ("figure2", "estimators"),
                 ("figure3", "estimators")):
-        _each(config, ("jin", *key),
-              lambda name: parse_estimator(name, **(options.get(name) or {})))  # as steps.jin
+        _each(config, ("jin", *key),   # as steps.jin
+              lambda estimator: parse_estimator(estimator, **(options.get(estimator) or {})))
 
 
 def _check_toy(config) -> None:
@@ -468,10 +468,11 @@ def _check_practice(config) -> None:
                               f"not in 'datasets'")
     _each(config, ("practice", "metrics"), _metric)
     _each(config, ("practice", "corrections"), _correction)
-    for i, name in enumerate(practice.get("corrections", [])):
-        if str(name).strip().lower() in ("minimal_bias", "mb", "bv_0"):
-            raise ConfigError(f"config key practice.corrections[{i}]: {_short(name)} is not "
-                              f"offered in the practice study; use cls or bv_<gamma > 0>")
+    for i, correction in enumerate(practice.get("corrections", [])):
+        if str(correction).strip().lower() in ("minimal_bias", "mb", "bv_0"):
+            raise ConfigError(f"config key practice.corrections[{i}]: {_short(correction)} "
+                              f"is not offered in the practice study; use cls or "
+                              f"bv_<gamma > 0>")
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")

@@ -11,7 +11,7 @@ mixture matrix A[r - 1, r~ - 1] = p(r~ | r) (:func:`mixture_matrix`, eq. 16-18):
 rank follows the mixture p(r~ | pi) = sum_r pi_r p(r~ | r) = (A^T pi)[r~ - 1].
 
 ==========  ===============================================================  ==========
-method      estimate                                                         Jin et al.
+estimator   estimate                                                         Jin et al.
 ==========  ===============================================================  ==========
 ``mle``     argmax_pi sum_r~ P~(r~) log (A^T pi)(r~), by (SQUAREM) EM        eq. 19-21
 ``wmle``    the same with weights w(r~) on the sampled ranks                 eq. 22-23

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 
+from ..checks import renamed_keywords
 from ..corrections.vectors import parse_correction
 from ..metrics import parse_metric
 from ..parallel import map_items
@@ -29,14 +30,15 @@ ESTIMATORS = ("mle", "wmle", "mes", "bv")
 BATCH_HISTOGRAMS = 50
 
 
-def estimate_many(hists, n: int, m: int, method: str, sampling: str = "binomial",
+@renamed_keywords(method="estimator")
+def estimate_many(hists, n: int, m: int, estimator: str, sampling: str = "binomial",
                   **options) -> np.ndarray:
     """:func:`estimate_from_histogram` of each histogram (rows of ``hists``): (J, n).
 
     MLE and WMLE from the uniform start iterate all rows together (:func:`mle_rows`), the
     others run one histogram at a time.
     """
-    name, opts = parse_estimator(method, **options)
+    name, opts = parse_estimator(estimator, **options)
     hists = list(hists)
     if name in ("mle", "wmle") and opts.get("init") is None:
         opts.pop("init", None)
@@ -47,11 +49,12 @@ def estimate_many(hists, n: int, m: int, method: str, sampling: str = "binomial"
                                        if key in opts})
         pi = mle_rows(hists, n, m, sampling, weights=weights, **opts)
         return wmle_reading(pi, weights, reading, n, m, sampling) if weights is not None else pi
-    return np.stack([estimate_from_histogram(h, n, m, method, sampling, **options)
+    return np.stack([estimate_from_histogram(h, n, m, estimator, sampling, **options)
                      for h in hists]) if hists else np.zeros((0, int(n)))
 
 
-def estimate_batches(hists, n: int, m: int, method: str, sampling: str = "binomial", *,
+@renamed_keywords(method="estimator")
+def estimate_batches(hists, n: int, m: int, estimator: str, sampling: str = "binomial", *,
                      processes: int = 1, **options) -> np.ndarray:
     """:func:`estimate_many` on fixed batches of ``BATCH_HISTOGRAMS`` histograms, spread over
     worker processes: (J, n).
@@ -65,7 +68,7 @@ def estimate_batches(hists, n: int, m: int, method: str, sampling: str = "binomi
     ----------
     hists : sequence of histograms of length m + 1
     n, m : int
-    method : str
+    estimator : str
         As for :func:`estimate_from_histogram`.
     sampling : {'binomial', 'hypergeometric'}
     processes : int
@@ -77,12 +80,12 @@ def estimate_batches(hists, n: int, m: int, method: str, sampling: str = "binomi
     if not hists:
         return np.zeros((0, int(n)))
     batches = [hists[lo:lo + BATCH_HISTOGRAMS] for lo in range(0, len(hists), BATCH_HISTOGRAMS)]
-    return np.concatenate(map_items(_estimate_batch, batches, n, m, method, sampling, options,
+    return np.concatenate(map_items(_estimate_batch, batches, n, m, estimator, sampling, options,
                                     processes=processes))
 
 
-def _estimate_batch(hists, n, m, method, sampling, options) -> np.ndarray:
-    return estimate_many(hists, n, m, method, sampling, **options)
+def _estimate_batch(hists, n, m, estimator, sampling, options) -> np.ndarray:
+    return estimate_many(hists, n, m, estimator, sampling, **options)
 
 
 _OPTIONS = {"mle": ("max_iter", "tol", "init", "solver", "epochs"),
@@ -90,58 +93,61 @@ _OPTIONS = {"mle": ("max_iter", "tol", "init", "solver", "epochs"),
             "mes": ("eta", "eta_scaling", "max_iter", "tol"), "bv": ("gamma", "prior")}
 
 
-def estimate_rank_distribution(sampled_ranks, n: int, m: int, method: str,
+@renamed_keywords(method="estimator")
+def estimate_rank_distribution(sampled_ranks, n: int, m: int, estimator: str,
                                sampling: str = "binomial", **options) -> np.ndarray:
     """Estimate P(r), r = 1..n, from sampled ranks r~ in 1..m+1 (Jin et al.); see
-    :func:`estimate_from_histogram` for the methods and options.
+    :func:`estimate_from_histogram` for the estimators and options.
 
     Examples
     --------
     >>> import numpy as np
     >>> from sampled_metrics.sampling import draw_sampled_ranks
     >>> sampled = draw_sampled_ranks(np.arange(1, 1001), n=1000, m=99, rng=1)
-    >>> p = estimate_rank_distribution(sampled, n=1000, m=99, method="mle")
+    >>> p = estimate_rank_distribution(sampled, n=1000, m=99, estimator="mle")
     >>> p.shape, round(float(p.sum()), 6)
     ((1000,), 1.0)
     """
     n, m = check_nm(n, m, sampling)
-    return estimate_from_histogram(sampled_rank_histogram(sampled_ranks, m), n, m, method,
+    return estimate_from_histogram(sampled_rank_histogram(sampled_ranks, m), n, m, estimator,
                                    sampling, **options)
 
 
-def parse_estimator(method: str, **options) -> tuple[str, dict]:
-    """Validate a P(R) estimation method and its options: ('mle' | 'wmle' | 'mes' | 'bv',
-    options), with ``bv_<gamma>`` turned into ('bv', {'gamma': gamma, ...}). A label after a
-    dash names a variant (``mle-e100``, ``wmle-detilt``: the method before the dash, with
-    the options given for that label). One-line ValueError for an unknown method or
-    option, or bv without gamma."""
-    name = method.strip().lower() if isinstance(method, str) else method
+@renamed_keywords(method="estimator")
+def parse_estimator(estimator: str, **options) -> tuple[str, dict]:
+    """Validate an estimator of P(R) (its name) and its options: ('mle' | 'wmle' | 'mes' |
+    'bv', options), with ``bv_<gamma>`` turned into ('bv', {'gamma': gamma, ...}). A label
+    after a dash names a variant (``mle-e100``, ``wmle-detilt``: the estimator before the
+    dash, with the options given for that label). One-line ValueError for an unknown
+    estimator or option, or bv without gamma."""
+    name = estimator.strip().lower() if isinstance(estimator, str) else estimator
     if isinstance(name, str) and "-" in name:
         name, label = name.split("-", 1)
         if not re.fullmatch(r"[a-z0-9_.]+", label):
-            raise ValueError(f"estimator variant {method!r}: the label after '-' must be "
+            raise ValueError(f"estimator variant {estimator!r}: the label after '-' must be "
                              f"lower-case letters, digits, '_' or '.'")
     if isinstance(name, str) and name.startswith("bv_"):
         options = {**options, "gamma": parse_correction(name, options.get("gamma"))[1]}
         name = "bv"
     if name not in _OPTIONS:
-        raise ValueError(f"unknown estimation method {method!r}; expected one of "
+        raise ValueError(f"unknown estimator {estimator!r}; expected one of "
                          f"{', '.join(ESTIMATORS)}")
     unknown = sorted(set(options) - set(_OPTIONS[name]))
     if unknown:
-        raise ValueError(f"method {name!r} takes no option(s) {', '.join(unknown)}; allowed: "
-                         f"{', '.join(_OPTIONS[name])}")
+        raise ValueError(f"estimator {name!r} takes no option(s) {', '.join(unknown)}; "
+                         f"allowed: {', '.join(_OPTIONS[name])}")
     if "epochs" in options and options["epochs"] is not None:
         clash = sorted({"max_iter", "tol"} & set(options))
         if clash or options.get("solver", "em") != "em":
-            raise ValueError(f"method {name!r}: epochs (a fixed EM schedule) excludes "
+            raise ValueError(f"estimator {name!r}: epochs (a fixed EM schedule) excludes "
                              f"{', '.join(clash) or 'solver ' + repr(options['solver'])}")
     if name == "bv" and "gamma" not in options:
-        raise ValueError("method 'bv' needs gamma, e.g. gamma=0.1 or method='bv_0.1'")
+        raise ValueError("estimator 'bv' needs gamma, e.g. gamma=0.1 or 'bv_0.1'")
     return name, dict(options)
 
 
-def estimate_from_histogram(hist, n: int, m: int, method: str, sampling: str = "binomial",
+@renamed_keywords(method="estimator")
+def estimate_from_histogram(hist, n: int, m: int, estimator: str, sampling: str = "binomial",
                             **options) -> np.ndarray:
     """Estimate P(r), r = 1..n, from the histogram P~(r~) of sampled ranks (Jin et al.).
 
@@ -149,7 +155,8 @@ def estimate_from_histogram(hist, n: int, m: int, method: str, sampling: str = "
     ----------
     hist : array_like of length m + 1 (counts or frequencies)
     n, m : int
-    method : {'mle', 'wmle', 'mes', 'bv'} (or 'bv_<gamma>')
+    estimator : {'mle', 'wmle', 'mes', 'bv'} (or 'bv_<gamma>', or a variant ``name-label``)
+        The estimator's name (:func:`parse_estimator`).
     sampling : {'binomial', 'hypergeometric'}
     **options
         mle: ``max_iter``, ``tol``, ``init``, ``solver``, ``epochs`` (see :func:`mle`);
@@ -163,7 +170,7 @@ def estimate_from_histogram(hist, n: int, m: int, method: str, sampling: str = "
     -------
     ndarray of length n: P^(r) at index r - 1.
     """
-    name, options = parse_estimator(method, **options)
+    name, options = parse_estimator(estimator, **options)
     n, m = check_nm(n, m, sampling)
     if name == "bv":
         return bv_distribution(hist, n, m, sampling=sampling, **options)

@@ -28,10 +28,10 @@ __all__ = ["estimator_label", "estimates_per_repeat", "table2_frame", "winners_f
            "estimate_repeats", "tables", "figure"]
 
 
-def estimator_label(name: str) -> str:
-    """Column label of an estimator: its name, except ``dist_bv_<gamma>`` for the P(R) of
-    eq. 15, to tell it from the KDD'20 correction ``bv_<gamma>``."""
-    return f"dist_{name}" if name.startswith("bv_") else name
+def estimator_label(estimator: str) -> str:
+    """The ``method`` of an estimator's values: its name, except ``dist_bv_<gamma>`` for the
+    P(R) of eq. 15, to tell it from the KDD'20 correction ``bv_<gamma>``."""
+    return f"dist_{estimator}" if estimator.startswith("bv_") else estimator
 
 
 def estimates_per_repeat(dataset: str, recommender: str, rank_file, m: int, metrics,
@@ -62,23 +62,24 @@ def estimates_per_repeat(dataset: str, recommender: str, rank_file, m: int, metr
     hists = [sampled_rank_histogram(s, m) for s in sampled]
     parts = []
     with progress(f"estimators {dataset}/{recommender}", total=len(estimators)) as bar:
-        for name in estimators:
-            bar.advance(0, f"{name} over {repeats.size} repeats")
-            label = estimator_label(name)
-            pmfs = estimate_batches(hists, n, m, name, rank_file.sampling, processes=processes,
-                                    **((options or {}).get(name) or {}))
+        for estimator in estimators:
+            bar.advance(0, f"{estimator} over {repeats.size} repeats")
+            label = estimator_label(estimator)
+            pmfs = estimate_batches(hists, n, m, estimator, rank_file.sampling,
+                                    processes=processes,
+                                    **((options or {}).get(estimator) or {}))
             values = weights @ pmfs.T                                      # K x repeats
             mean_pmf[label] = pmfs.mean(axis=0)
             parts += [pd.DataFrame({"dataset": dataset, "recommender": recommender,
                                     "metric": metric, "method": label, "repeat": repeats,
                                     "value": values[k]}) for k, metric in enumerate(metrics)]
-            bar.advance(detail=f"{name} done")
+            bar.advance(detail=f"{estimator} done")
     return pd.concat(parts, ignore_index=True)[PER_REPEAT_COLUMNS], mean_pmf
 
 
-def _method_order(name: str) -> int:
+def _method_order(method: str) -> int:
     order = ["exact", "sampled", "rank_estimate", "cls", "bv", "mle", "wmle", "mes", "dist"]
-    return next((i for i, key in enumerate(order) if name.startswith(key)), len(order))
+    return next((i for i, key in enumerate(order) if method.startswith(key)), len(order))
 
 
 def table2_frame(per_repeat: pd.DataFrame) -> pd.DataFrame:
@@ -165,10 +166,10 @@ def figure(dataset: str, pmf_paths: dict, estimators, out_stem, data_csv, *, top
     rows = []
     for label, path in pmf_paths.items():
         with np.load(path) as z:
-            for est in ["exact", *(estimator_label(e) for e in estimators)]:
-                p = z[est][:top]
-                cdf = np.cumsum(z[est])[:top]
-                rows.append(pd.DataFrame({"panel": label, "method": est,
+            for method in ["exact", *(estimator_label(e) for e in estimators)]:
+                p = z[method][:top]
+                cdf = np.cumsum(z[method])[:top]
+                rows.append(pd.DataFrame({"panel": label, "method": method,
                                           "rank": np.arange(1, p.size + 1), "pmf": p,
                                           "cdf": cdf}))
     frame = pd.concat(rows, ignore_index=True)
