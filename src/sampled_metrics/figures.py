@@ -155,10 +155,10 @@ def figure6(frame: pd.DataFrame, out_stem, title: str = "Figure 6") -> None:
     (tidy ``recommender, metric, method, m, expected``)."""
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     styles = ["-", "--", ":", "-."]
-    for e, est in enumerate(dict.fromkeys(frame.method)):
-        for rec, grp in frame[frame.method == est].groupby("recommender"):
+    for e, method in enumerate(dict.fromkeys(frame.method)):
+        for rec, grp in frame[frame.method == method].groupby("recommender"):
             ax.plot(grp["m"], grp["expected"], ls=styles[e % len(styles)],
-                    color=REC_COLORS.get(rec), label=f"{rec}, {est}")
+                    color=REC_COLORS.get(rec), label=f"{rec}, {method}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("number of sampled items m")
@@ -198,11 +198,11 @@ def rank_distribution_figure(frame: pd.DataFrame, out_stem, title: str) -> None:
     for j, panel in enumerate(panels):
         top, bottom = axes[2 * (j // cols), j % cols], axes[2 * (j // cols) + 1, j % cols]
         sub = frame[frame.panel == panel]
-        for est, grp in sub.groupby("method", sort=False):
-            exact = est == "exact"
+        for method, grp in sub.groupby("method", sort=False):
+            exact = method == "exact"
             style = dict(color="black", lw=2.0, ls="--", zorder=5) if exact else dict(lw=1.4)
             positive = grp["pmf"] > 0
-            handles[est], = top.plot(grp["rank"][positive], grp["pmf"][positive], **style)
+            handles[method], = top.plot(grp["rank"][positive], grp["pmf"][positive], **style)
             bottom.plot(grp["rank"], grp["cdf"], **style)
         top.set_yscale("log")
         top.set_title(str(panel), fontsize=11)

@@ -26,7 +26,7 @@ KDD_TABLE2 = {
 #: curves of Figure 4; the defaults of the study, the running example and ``correct``.
 KDD_CORRECTIONS = ("sampled", "rank_estimate", "cls", "bv_1", "bv_0.1", "bv_0.01", "bv_0.001")
 
-_T3_EST = ("exact", *KDD_CORRECTIONS)
+_T3_METHODS = ("exact", *KDD_CORRECTIONS)
 _T3_TEXT = """
 recall@10 X 7.60 66.19±0.25 17.46±0.32 8.52±0.16 4.71±0.07 6.49±0.25 7.18±0.59 7.32±1.17
 recall@10 Y 8.84 56.51±0.22 17.26±0.28 8.42±0.14 4.60±0.07 6.95±0.21 8.18±0.51 8.54±1.07
@@ -47,13 +47,13 @@ def _parse_table3(text: str) -> dict:
     out = {}
     for line in text.strip().splitlines():
         metric, rec, *cells = line.split()
-        for est, cell in zip(_T3_EST, cells):
+        for method, cell in zip(_T3_METHODS, cells):
             mean, _, std = cell.partition("±")
-            out[(rec, metric, est)] = (float(mean) / 100, float(std or 0) / 100)
+            out[(rec, metric, method)] = (float(mean) / 100, float(std or 0) / 100)
     return out
 
 
-#: KDD'20 Table 3 (MovieLens-1M, m = 100, 100 repeats): {(recommender, metric, estimator):
+#: KDD'20 Table 3 (MovieLens-1M, m = 100, 100 repeats): {(recommender, metric, method):
 #: (mean, std)} as fractions.
 KDD_TABLE3 = _parse_table3(_T3_TEXT)
 
@@ -72,7 +72,7 @@ Y_vs_Z ap 100 100 100 100 98 75 68
 Y_vs_Z auc 100 100 100 100 100 100 100
 """
 
-#: KDD'20 Table 4: {(pair, metric, estimator): correct out of 100}; pair like 'X vs Y'.
-KDD_TABLE4 = {(pair.replace("_", " "), metric, est): int(v)
+#: KDD'20 Table 4: {(pair, metric, method): correct out of 100}; pair like 'X vs Y'.
+KDD_TABLE4 = {(pair.replace("_", " "), metric, method): int(v)
               for pair, metric, *vals in (line.split() for line in _T4_TEXT.strip().splitlines())
-              for est, v in zip(_T3_EST[1:], vals)}
+              for method, v in zip(_T3_METHODS[1:], vals)}

@@ -331,8 +331,8 @@ def tables(dataset: str, per_repeat_csv, recommenders, metrics, corrections, *, 
 
     ``outputs`` keys: table3, table3_md, table3_tex, table4, table4_md, table4_tex.
     """
-    labels = ["exact", *(correction_label(c) for c in corrections)]
-    per_repeat = select(pd.read_csv(per_repeat_csv), list(recommenders), metrics, labels)
+    methods = ["exact", *(correction_label(c) for c in corrections)]
+    per_repeat = select(pd.read_csv(per_repeat_csv), list(recommenders), metrics, methods)
     t3 = table3_frame(per_repeat)
     t4 = table4_frame(t3, per_repeat)
     repeats = per_repeat.repeat.nunique()
@@ -362,8 +362,8 @@ def seed_table(dataset: str, per_seed_csv, recommenders, metrics, corrections, *
 
     ``outputs`` keys: table, table_md, table_tex.
     """
-    labels = ["exact", *(correction_label(c) for c in corrections)]
-    per_seed = select(read_per_seed(per_seed_csv), list(recommenders), metrics, labels)
+    methods = ["exact", *(correction_label(c) for c in corrections)]
+    per_seed = select(read_per_seed(per_seed_csv), list(recommenders), metrics, methods)
     spread = seed_spread_frame(per_seed)
     seeds = sorted(int(v) for v in per_seed.seed.dropna().unique())
     repeats = per_seed.repeat.nunique()
