@@ -15,8 +15,8 @@ def curated(tmp_path, rows):
     return path
 
 
-def row(method, metric, value, sampler="uniform"):
-    return ["P", "T1", "d", 3706, 100, sampler, method, metric, value, "src", "yes", "yes", ""]
+def row(recommender, metric, value, sampler="uniform"):
+    return ["P", "T1", "d", 3706, 100, sampler, recommender, metric, value, "src", "yes", "yes", ""]
 
 
 def test_intervals_inconsistencies_and_orderings(tmp_path):
@@ -26,14 +26,14 @@ def test_intervals_inconsistencies_and_orderings(tmp_path):
         row("C", "hr@10", "0.2983"), row("C", "ndcg@10", "0.0786"),     # NDCG@10 < HR@10 / log2 11
         row("D", "hr@10", "0.5", sampler="popularity")])
     lit, orders = literature_tables(path, tmp_path / "res", tmp_path / "page.md")
-    a = lit[(lit.method == "A") & (lit.target == "recall@10")].set_index("shape")
+    a = lit[(lit.recommender == "A") & (lit.target == "recall@10")].set_index("shape")
     want = bound_full_metric({"hr@10": "0.730", "ndcg@10": "0.447"}, 3706, 100, "recall@10",
                              shape="non-increasing")
     assert (a.loc["non-increasing", "low"], a.loc["non-increasing", "high"]) == \
         pytest.approx(want)
-    c = lit[lit.method == "C"]
+    c = lit[lit.recommender == "C"]
     assert (c.status == "inconsistent: hr@10=0.2983, ndcg@10=0.0786").all()
-    assert lit[lit.method == "D"].status.str.startswith("sampler popularity").all()
+    assert lit[lit.recommender == "D"].status.str.startswith("sampler popularity").all()
     verdicts = orders.set_index(["published", "target", "shape"]).verdict
     ab = "A > B (hr@10 0.730 vs 0.300)"
     assert verdicts[(ab, "recall@10", "none")] == "not confirmed"    # [0, 0.359] overlaps
@@ -49,4 +49,4 @@ def test_intervals_inconsistencies_and_orderings(tmp_path):
 def test_the_shipped_curated_file_reads():
     published = read_published(ROOT / "workflow" / "literature" / "published_sampled.csv")
     assert set(published.value_verified) <= {"yes", "no"}
-    assert published.groupby(["paper", "dataset", "method"]).ngroups >= 8
+    assert published.groupby(["paper", "dataset", "recommender"]).ngroups >= 8

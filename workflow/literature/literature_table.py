@@ -17,5 +17,5 @@ parser.add_argument("--results", default="results/literature")
 parser.add_argument("--docs", default="docs/literature.md")
 args = parser.parse_args()
 lit, orders = literature_tables(args.published, args.results, args.docs)
-print(f"{lit.groupby(['paper', 'dataset', 'method']).ngroups} published results, "
+print(f"{lit.groupby(['paper', 'dataset', 'recommender']).ngroups} published results, "
       f"{len(orders)} ordering checks -> {args.results}, {args.docs}")

@@ -1,15 +1,16 @@
 """Published sampled results and the full-ranking intervals they imply (:mod:`..bounds`).
 
 Input: a hand-curated long CSV, one row per published value (columns ``INPUT_COLUMNS``: the
-paper, its table, dataset, n, m, sampler, method, metric, value as printed, source, whether
-the value and the protocol were read in the paper's text, a note). Output:
+paper, its table, dataset, n, m, sampler, recommender (the published model), metric, value
+as printed, source, whether the value and the protocol were read in the paper's text, a
+note). Output:
 
-* :func:`literature_frame`: per (paper, table, dataset, method), target and shape, the
-  interval of the full-ranking target consistent with all the method's published values
+* :func:`literature_frame`: per (paper, table, dataset, recommender), target and shape, the
+  interval of the full-ranking target consistent with all the recommender's published values
   (their printed digits set the tolerance), or the values that contradict each other;
-* :func:`orderings_frame`: per pair of methods of one table, the published ordering (by the
-  HR@10, else the first metric both report) and whether the intervals confirm it (the
-  better method's lower end above the other's upper end).
+* :func:`orderings_frame`: per pair of recommenders of one table, the published ordering (by
+  the HR@10, else the first metric both report) and whether the intervals confirm it (the
+  better recommender's lower end above the other's upper end).
 
 Only uniform samplers have the law the bounds use; other rows get no interval.
 """
@@ -26,8 +27,8 @@ from ..tables import atomic_write_text, render_markdown, write_csv
 __all__ = ["INPUT_COLUMNS", "read_published", "literature_frame", "orderings_frame",
            "literature_tables"]
 
-INPUT_COLUMNS = ["paper", "table", "dataset", "n", "m", "sampler", "method", "metric", "value",
-                 "source", "value_verified", "protocol_verified", "note"]
+INPUT_COLUMNS = ["paper", "table", "dataset", "n", "m", "sampler", "recommender", "metric",
+                 "value", "source", "value_verified", "protocol_verified", "note"]
 GROUP = ["paper", "table", "dataset", "n", "m", "sampler"]
 TARGETS = ("recall@10", "ndcg@10")
 SHAPES = (None, "non-increasing")
@@ -52,13 +53,13 @@ def _conflict(observed: dict, n: int, m: int) -> str:
 
 
 def literature_frame(published: pd.DataFrame, targets=TARGETS, shapes=SHAPES) -> pd.DataFrame:
-    """One row per (paper, table, dataset, method, target, shape): the values used (the
-    method's published @10 values, HR@10 and NDCG@10 being the classic pair; all of them if
-    none is @10), low, high (NaN when they contradict each other or the sampler is not
-    uniform), a status, and whether all the method's published values are consistent."""
+    """One row per (paper, table, dataset, recommender, target, shape): the values used (the
+    recommender's published @10 values, HR@10 and NDCG@10 being the classic pair; all of them
+    if none is @10), low, high (NaN when they contradict each other or the sampler is not
+    uniform), a status, and whether all the recommender's published values are consistent."""
     rows = []
-    for key, group in published.groupby(GROUP + ["method"], sort=False):
-        info = dict(zip(GROUP + ["method"], key))
+    for key, group in published.groupby(GROUP + ["recommender"], sort=False):
+        info = dict(zip(GROUP + ["recommender"], key))
         everything = dict(zip(group.metric, group.value))
         used = {k: v for k, v in everything.items() if k.endswith("@10")} or everything
         n, m = int(info["n"]), int(info["m"])
@@ -89,13 +90,13 @@ def literature_frame(published: pd.DataFrame, targets=TARGETS, shapes=SHAPES) ->
 
 
 def orderings_frame(published: pd.DataFrame, lit: pd.DataFrame) -> pd.DataFrame:
-    """Per pair of methods of one (paper, table, dataset), target and shape: the published
+    """Per pair of recommenders of one (paper, table, dataset), target and shape: the published
     ordering by HR@10 (else the first metric both report) and whether the intervals confirm
     it."""
     rows = []
     for key, group in published.groupby(GROUP, sort=False):
         info = dict(zip(GROUP, key))
-        values = group.pivot_table(index="method", columns="metric", values="value",
+        values = group.pivot_table(index="recommender", columns="metric", values="value",
                                    aggfunc="first", sort=False)
         for a, b in itertools.combinations(values.index, 2):
             shared = [x for x in group.metric.unique()
@@ -110,7 +111,7 @@ def orderings_frame(published: pd.DataFrame, lit: pd.DataFrame) -> pd.DataFrame:
                     (lit.paper == info["paper"]) & (lit.table == info["table"])
                     & (lit.dataset == info["dataset"])].groupby(["target", "shape"],
                                                                 sort=False):
-                iv = part.set_index("method")
+                iv = part.set_index("recommender")
                 hi_w, lo_b = iv.loc[worse, "high"], iv.loc[better, "low"]
                 verdict = ("n.a." if pd.isna(hi_w) or pd.isna(lo_b) else
                            "confirmed" if lo_b > hi_w else "not confirmed")
@@ -139,7 +140,7 @@ def _page(published, lit, orders) -> str:
     shown = lit.assign(
         interval=[f"[{lo:.3f}, {hi:.3f}]" if st == "ok" else st
                   for lo, hi, st in zip(lit.low, lit.high, lit.status)])
-    wide = shown.pivot_table(index=["paper", "table", "dataset", "n", "m", "method",
+    wide = shown.pivot_table(index=["paper", "table", "dataset", "n", "m", "recommender",
                                     "observed", "verified", "all_values"],
                              columns=["target", "shape"], values="interval",
                              aggfunc="first", sort=False)
@@ -160,13 +161,13 @@ def _page(published, lit, orders) -> str:
         "`workflow/literature/published_sampled.csv` (tables in `results/literature/`); do "
         "not edit by hand.\n",
         "Each interval is the range of the full-ranking metric over every distribution of "
-        "true ranks P(r) on 1..n that gives all the method's published sampled values to "
+        "true ranks P(r) on 1..n that gives all the recommender's published sampled values to "
         "their printed digits (`sampled_metrics.bound_full_metric`): `none` assumes nothing "
         "about P, `non-increasing` assumes P(1) >= P(2) >= ... (`sampled-metrics bound "
         "--help`). `verified` says whether the values / the protocol (n, m, sampler) were "
         "read in the paper's own text (`no`: taken from elsewhere or assumed, see the "
         "notes). `inconsistent` names published values that no ranking of one held-out item "
-        "per user can produce together (`all_values`: all the method's published values "
+        "per user can produce together (`all_values`: all the recommender's published values "
         "checked together; the intervals use its @10 values).\n",
         render_markdown(wide.reset_index()),
         "## Published orderings the intervals cannot confirm\n",
