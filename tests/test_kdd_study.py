@@ -20,7 +20,7 @@ from sampled_metrics.steps.kdd_study import (correct_repeats, correct_seeds,
                                              read_per_seed, seed_spread_frame, seed_table,
                                              table3_frame, table4_frame, tables)
 from sampled_metrics.steps.ranks import rank_recommender
-from sampled_metrics.toy import FIG4_METHODS
+from sampled_metrics.toy import FIG4_CORRECTIONS
 
 SPECS = TINY_SPECS
 
@@ -29,7 +29,7 @@ def test_the_papers_corrections_are_one_list():
     """KDD'20's corrections (Table 3's columns after exact) are the defaults of the command
     line, of the running example's Figure 4 and of the shipped config's study."""
     assert list(dict.fromkeys(key[2] for key in KDD_TABLE3)) == ["exact", *KDD_CORRECTIONS]
-    assert DEFAULT_CORRECTIONS.split(",") == list(FIG4_METHODS) == list(KDD_CORRECTIONS)
+    assert DEFAULT_CORRECTIONS.split(",") == list(FIG4_CORRECTIONS) == list(KDD_CORRECTIONS)
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     assert config["study"]["corrections"] == list(KDD_CORRECTIONS)
 
