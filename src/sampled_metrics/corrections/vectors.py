@@ -54,7 +54,7 @@ def parse_correction(correction: str, gamma: float | None = None) -> tuple[str, 
         name, gamma = "bv", float(match.group(1))
     if name not in CORRECTIONS:
         raise ValueError(f"unknown correction {correction!r}; expected one of "
-                         f"sampled, rank_estimate, minimal_bias, cls, bv_<gamma>, mapping")
+                         f"{', '.join(c if c != 'bv' else 'bv_<gamma>' for c in CORRECTIONS)}")
     if name == "bv":
         if gamma is None:
             raise ValueError("correction 'bv' needs gamma in [0, 1], e.g. 'bv_0.1'")
@@ -320,6 +320,9 @@ def correction_array(metric_list, n: int, m: int, parsed, mom,
                 out[k, e] = solve_cls(mom, k, eig, system)
             elif name == "mapping":
                 out[k, e] = mapping_correction(metric, n, m, sampling)
+            elif name not in ("minimal_bias", "bv"):
+                raise ValueError(f"correction {name!r} is registered in CORRECTIONS but has "
+                                 f"no branch in correction_array")
     return out
 
 

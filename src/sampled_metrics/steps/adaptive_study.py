@@ -31,8 +31,8 @@ __all__ = ["equal_budget", "equal_budget_summary"]
 
 log = logging.getLogger(__name__)
 
-CORRECTIONS = ("sampled", "cls", "bv_0.1")
-ESTIMATORS = ("mle", "mes")
+TABLE_CORRECTIONS = ("sampled", "cls", "bv_0.1")
+TABLE_ESTIMATORS = ("mle", "mes")
 
 
 def _one_repeat(f, sizes, metric_list, rng) -> list[tuple]:
@@ -44,12 +44,12 @@ def _one_repeat(f, sizes, metric_list, rng) -> list[tuple]:
             for x in metric_list]
     m = int(round(budget))
     s = draw_sampled_ranks(r, n_u, m, "hypergeometric", rng)
-    vectors = correction_vectors(metric_list, n, m, CORRECTIONS, "hypergeometric")
+    vectors = correction_vectors(metric_list, n, m, TABLE_CORRECTIONS, "hypergeometric")
     rows += [(c, x.name, float(vectors[(x.name, c)][s - 1].mean()), m)
-             for c in CORRECTIONS for x in metric_list]
-    fits = {e: estimate_rank_distribution(s, n, m, e, "hypergeometric") for e in ESTIMATORS}
+             for c in TABLE_CORRECTIONS for x in metric_list]
+    fits = {e: estimate_rank_distribution(s, n, m, e, "hypergeometric") for e in TABLE_ESTIMATORS}
     rows += [(e, x.name, metric_from_distribution(x, fits[e]), m)
-             for e in ESTIMATORS for x in metric_list]
+             for e in TABLE_ESTIMATORS for x in metric_list]
     rows += [("mn", x.name, float(mn_correction(x, n, m, fits["mes"], r.size,
                                                 "hypergeometric")[s - 1].mean()), m)
              for x in metric_list]
