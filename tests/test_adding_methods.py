@@ -1,8 +1,10 @@
-"""Adding a correction or an estimator touches only the places docs/design.md lists (its
-bullets "a correction" and "an estimator" under "Where a new piece goes"): in a copy of the
-library, a toy correction (half the uncorrected metric) and a toy estimator (the uniform
-P(R)) are added in exactly those places; the library then computes with them by name and
-``snakemake -n`` accepts a config that names them in the study and in Jin et al.'s tables."""
+"""Adding a recommender, a correction or an estimator touches only the places docs/design.md
+lists (its bullets "a recommender", "a correction" and "an estimator" under "Where a new
+piece goes"): in a copy of the library, a toy recommender kind (item popularity), a toy
+correction (half the uncorrected metric) and a toy estimator (the uniform P(R)) are added in
+exactly those places; the library then computes with them by name and ``snakemake -n``
+plans a config that ranks the toy kind and names the others in the study and in Jin et al.'s
+tables."""
 import os
 import re
 import shutil
@@ -13,11 +15,35 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, copy_workflow, snakemake
 
+KINDS = "src/sampled_metrics/recommenders/__init__.py"
 VECTORS = "src/sampled_metrics/corrections/vectors.py"
 DISPATCH = "src/sampled_metrics/estimators/dispatch.py"
 
+#: the toy kind's module, a ``Recommender`` subclass in ``recommenders/``
+POPULAR = '''"""A toy recommender: every user scores an item by its training interactions."""
+import numpy as np
+
+from .base import Recommender, check_train
+
+
+class Popular(Recommender):
+    """Item popularity."""
+
+    def fit(self, train) -> "Popular":
+        self.train_ = check_train(train)
+        self.counts_ = np.asarray(self.train_.sum(axis=0), dtype=np.float64).ravel()
+        return self
+
+    def _score(self, users):
+        return np.tile(self.counts_, (len(users), 1))
+'''
+
 USE = '''
 import numpy as np
+import scipy.sparse as sp
+from sampled_metrics.recommenders import make_recommender
+model = make_recommender("popular").fit(sp.csr_matrix(np.eye(3)[[0, 0, 1]]))
+assert model.score([0]).tolist() == [[2.0, 1.0, 0.0]]
 from sampled_metrics.corrections import correction
 from sampled_metrics.estimators import estimate_from_histogram, metric_from_distribution
 half = correction("recall@10", 200, 20, "half")
@@ -44,7 +70,9 @@ def _edit(path: Path, anchor: str, new: str) -> None:
 
 
 def _add_toys(src: Path) -> None:
-    """The toy correction and estimator, each in the places of its bullet only."""
+    """The toy recommender, correction and estimator, each in the places of its bullet only."""
+    (src / "src/sampled_metrics/recommenders/popular.py").write_text(POPULAR)
+    _edit(src / KINDS, "KINDS = {", "from .popular import Popular  # noqa: E402\n\nKINDS = {\"popular\": Popular, ")
     vectors = src / VECTORS
     text = vectors.read_text()
     registry = re.search(r"^CORRECTIONS = \((.*?)\)$", text, re.M)
@@ -60,6 +88,8 @@ def _add_toys(src: Path) -> None:
 
 
 def test_the_bullets_name_the_places_the_test_edits():
+    assert "`Recommender` subclass in `recommenders/`" in _bullet("a recommender")
+    assert "`recommenders.KINDS`" in _bullet("a recommender")
     assert "`CORRECTIONS`" in _bullet("a correction")
     assert "`correction_array`" in _bullet("a correction")
     assert "`ESTIMATORS`" in _bullet("an estimator")
@@ -77,7 +107,7 @@ def test_an_unregistered_name_is_refused_where_it_is_used():
 
 
 @pytest.mark.workflow
-def test_a_correction_and_an_estimator_added_in_the_documented_places_are_used(tmp_path):
+def test_a_recommender_a_correction_and_an_estimator_added_in_the_documented_places_are_used(tmp_path):
     root = copy_workflow(tmp_path)
     shutil.copytree(ROOT / "src", root / "src")
     _add_toys(root)
@@ -86,9 +116,11 @@ def test_a_correction_and_an_estimator_added_in_the_documented_places_are_used(t
                           timeout=300)
     assert used.stdout.strip() == "used", used.stderr[-3000:]
     (root / "my.yaml").write_text(
-        "study:\n  corrections: [sampled, cls, half]\n"
+        "recommenders:\n  P: {model: popular}\n"
+        "study:\n  recommenders: [X, Y, Z, P]\n  corrections: [sampled, cls, half]\n"
         "jin:\n  corrections: [cls, half]\n  estimators: [mle, flat]\n")
     proc = snakemake(root, "-n", "--configfile", "config/test.yaml", "my.yaml", timeout=300,
                      env=env)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert "estimates" in proc.stdout
+    assert re.search(r"wildcards: dataset=synthetic, recommender=P\b", proc.stdout)
