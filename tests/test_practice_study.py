@@ -13,7 +13,7 @@ from sampled_metrics.multipositive.draws import (categorical_counts, popularity_
 from sampled_metrics.multipositive.holdout import (Positives, leave_last_out_positives,
                                                    random_holdout)
 from sampled_metrics.recommenders import make_recommender
-from sampled_metrics.steps.practice_study import practice_runs, practice_table
+from sampled_metrics.steps.practice_study import practice_runs, practice_table, write_outputs
 
 
 def test_uniform_counts_follow_the_laws():
@@ -143,5 +143,15 @@ def test_practice_runs_on_a_small_split(tmp_path):
     pd.testing.assert_frame_equal(holdout, again)
     table = practice_table(pd.concat([runs, holdout]))
     assert (table.repeats == 2).all() and np.isfinite(table["rel_error"]).all()
+    paths = []
+    for name, frame in (("last", runs), ("holdout", holdout)):
+        paths.append(tmp_path / f"runs_{name}.csv")
+        frame.to_csv(paths[-1], index=False)
+    outputs = {"table": tmp_path / "practice.csv", "table_md": tmp_path / "practice.md",
+               "ordering": tmp_path / "ordering.csv", "pdf": tmp_path / "practice.pdf",
+               "png": tmp_path / "practice.png"}
+    write_outputs(paths, outputs, "toy")
+    assert all(path.stat().st_size > 0 for path in outputs.values())
+    assert len(pd.read_csv(outputs["table"])) == len(table)
     with pytest.raises(ValueError, match="tie policy 'average'"):
         practice_runs(tmp_path / "split.npz", "last", recs, **{**options, "tie": "average"})

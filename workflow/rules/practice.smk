@@ -31,7 +31,8 @@ rule practice_table:
         table=report("results/{dataset}/practice.csv", caption="../report/practice.rst", category="Practice", subcategory="{dataset}"),
         table_md="results/{dataset}/practice.md",
         ordering="results/{dataset}/practice_ordering.csv",
-        figure=multiext("figures/{dataset}/practice", ".pdf", ".png"),
+        pdf="figures/{dataset}/practice.pdf",
+        png="figures/{dataset}/practice.png",
     params:
         min_gap=lookup(dpath="practice/min_gap", within=config),
     conda:

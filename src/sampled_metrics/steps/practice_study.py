@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -166,7 +167,8 @@ def write_runs(split_path, split_kind, recommenders: dict, out, **options) -> No
 
 
 def write_outputs(run_paths, outputs: dict, dataset: str, min_gap: float = 0.05) -> None:
-    """Rule ``practice_table``: table (CSV, md), ordering CSV and figure (pdf, png)."""
+    """Rule ``practice_table``: table (CSV, md), ordering CSV and figure (pdf, png), at the
+    rule's named ``outputs`` (``table``, ``table_md``, ``ordering``, ``pdf``, ``png``)."""
     runs = pd.concat([pd.read_csv(p) for p in run_paths], ignore_index=True)
     table = practice_table(runs, min_gap)
     write_csv(table, outputs["table"])
@@ -183,4 +185,4 @@ def write_outputs(run_paths, outputs: dict, dataset: str, min_gap: float = 0.05)
         title=f"Practice study on {dataset} (values in %, mean±std over repeats)",
         note=f"min_agree: fewest repeats, over the recommender pairs whose exact gap is >= "
              f"{100 * min_gap:g} %, that order the pair as the exact metric does."))
-    practice_figure(table, outputs["figure"])
+    practice_figure(table, Path(outputs["pdf"]).with_suffix(""))
