@@ -126,7 +126,7 @@ def test_each_job_ran_on_slurm_as_the_readme_maps_it(slurm_run):
     # corrections at m = 50 (Table 3) and 49 (Jin); estimates of the 4 Jin recommenders at
     # m = 49; one job per table rule; the download and split
     assert rules == {"fit": 4, "ranks_shard": 8, "corrections": 2, "estimates": 4,
-                     "tables": 1, "jin_tables": 1, "dataset_archive": 1, "split": 1}
+                     "kdd_tables": 1, "jin_tables": 1, "dataset_archive": 1, "split": 1}
     proc = snakemake(wd, "-n", "--cores", "1", *table_targets())
     assert "Nothing to be done" in proc.stdout + proc.stderr
     # each job's own log is in logs/, as in a local run
