@@ -1,6 +1,5 @@
 """Fit once, score in shards: the gathered rank file is the one-process file, byte for byte,
 whatever the shard size; bad shard inputs get one clear line."""
-import numpy as np
 import pytest
 from conftest import TINY_SPECS, synthetic_split
 

@@ -26,7 +26,7 @@ import pandas as pd
 
 from .. import figures
 from ..compare.verdicts import orders_like_exact
-from ..corrections.lookup import N_MODES, correction_lookup, mean_corrected, n_for_users
+from ..corrections.lookup import correction_lookup, mean_corrected, n_for_users
 from ..corrections.vectors import correction_label, correction_vectors
 from ..evaluation.rankfile import read_rank_file
 from ..metrics import parse_metric
