@@ -143,14 +143,15 @@ class PositiveRanks:
             qn = popularity_table(self.items[block], N, popularity, alpha)
             D, W = prefix_sums(categorical_counts(rng, qn, N, M[users]), qn)
             cuts = self._cuts(sl)
-            yb = self._above({name: D[row, c] for name, c in cuts.items()}, rng)
+            drawn = {name: D[row, c] for name, c in cuts.items()}
+            yb = self._above(drawn, rng)
             if self.tie == "random_per_ranking":     # a uniform share of the tied draws
-                Dg, De = D[row, cuts["g"]], D[row, cuts["g+e"]]
+                Dg, De = drawn["g"], drawn["g+e"]
                 Wg, We = W[row, cuts["g"]], W[row, cuts["g+e"]]
                 with np.errstate(invalid="ignore", divide="ignore"):
                     w = Wg + np.where(De > Dg, (yb - Dg) / (De - Dg), 0.0) * (We - Wg)
             else:
-                w = W[row, next(iter(cuts.values()))]
+                w = W[row, cuts[_CUT[self.tie]]]
             y[sl], xhat[sl] = yb, 1.0 + w / M[users][row]
         return _positions(self.row, y, self.order), xhat
 
@@ -158,9 +159,9 @@ class PositiveRanks:
         """The cuts the tie policy reads, of the positives at ``sl``: name -> prefix
         lengths (``g``, ``g+e``, ``g+t``)."""
         g = self.g[sl]
-        every = {"g": lambda: g, "g+e": lambda: g + self.e[sl], "g+t": lambda: g + self.t[sl]}
+        offset = {"g": 0, "g+e": self.e[sl], "g+t": self.t[sl]}
         names = ("g", "g+e") if self.tie == "random_per_ranking" else (_CUT[self.tie],)
-        return {name: every[name]() for name in names}
+        return {name: g + offset[name] for name in names}
 
 
 #: the one cut each tie policy but random_per_ranking reads
@@ -223,9 +224,9 @@ def rank_positives(model, positives: Positives, tie: str, seed: int) -> Positive
         x = ranks_from_counts(g, e, tie, generator(seed, "ties", "exact", block),
                               n_above=t if keyed else None) - 1
         parts.append((prow + rows.start, g, e, t, x, place))
-        width = max(int(nonrel.sum(axis=1).max(initial=0)), 1)
-        block_items = np.zeros((b, width), dtype=np.int32)
         N = nonrel_ranked.sum(axis=1)
+        width = max(int(N.max(initial=0)), 1)
+        block_items = np.zeros((b, width), dtype=np.int32)
         block_items[np.arange(width)[None, :] < N[:, None]] = order[nonrel_ranked]
         items.append(block_items)
     row, g, e, t, x, place = (np.concatenate(v) for v in zip(*parts))

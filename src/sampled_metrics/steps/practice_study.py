@@ -62,6 +62,7 @@ def practice_runs(split_path, split_kind: str, recommenders: dict, *, dataset: s
     pos = (leave_last_out_positives(split) if split_kind == "last"
            else random_holdout(split, fraction, derive_seed(seed, dataset)))
     N_u = pos.n_nonrelevant()
+    bounds = np.cumsum(pos.k)[:-1]        # positives are by user: per-user lists
     pop = np.asarray(pos.train.sum(axis=0)).ravel()
     out = []
     for rec, spec in recommenders.items():
@@ -72,10 +73,9 @@ def practice_runs(split_path, split_kind: str, recommenders: dict, *, dataset: s
         ranked = rank_positives(model, pos, tie, derive_seed(base, "ties"))
         log.info("%s %s: fitted and ranked in %.1f s (%d users, %d positives)", split_kind,
                  rec, time.perf_counter() - start, pos.users.size, ranked.row.size)
-        exact = PositiveTable.from_long(ranked.row, ranked.exact_positions(), N_u, N_u,
-                                        dense_users=True)
+        exact = np.split(ranked.exact_positions(), bounds)
         out += [(split_kind, "exact", rec, mt, "exact", -1,
-                 multi_positive_metric(mt, _lists(exact), N_u).mean()) for mt in metrics]
+                 multi_positive_metric(mt, exact, N_u).mean()) for mt in metrics]
         protocols = [("per_user", np.full(pos.users.size, m), False, repeats),
                      ("per_positive", m * pos.k, True, repeats)]
         for name, M_u, replace, reps in protocols:
@@ -97,13 +97,12 @@ def practice_runs(split_path, split_kind: str, recommenders: dict, *, dataset: s
                 table = PositiveTable.from_long(ranked.row, positions, N_u, M_u,
                                                 dense_users=True)
                 plain = correct_positives(table, metrics, ["sampled"], "binomial")
-                lists = _lists(table)
+                lists = np.split(positions, bounds)
                 for mt in metrics:
                     out.append((split_kind, name, rec, mt, "sampled", j,
                                 plain[(mt, "sampled")].mean()))
                     out.append((split_kind, name, rec, mt, "weighted_rank_estimate", j,
-                                weighted_corrected_metric(mt, lists, N_u,
-                                                          xhat[table.order]).mean()))
+                                weighted_corrected_metric(mt, lists, N_u, xhat).mean()))
             log.info("%s %s %s: %d repeats done", split_kind, rec, name, popularity_repeats)
     return pd.DataFrame(out, columns=["split", "protocol", "recommender", "metric", "method",
                                       "repeat", "value"])
@@ -112,11 +111,6 @@ def practice_runs(split_path, split_kind: str, recommenders: dict, *, dataset: s
 def _streams(base, protocol, rec, repeat):
     """The draw streams of one repeat of a protocol for one recommender, by draw block."""
     return lambda block: generator(base, protocol, rec, repeat, block)
-
-
-def _lists(table: PositiveTable) -> list:
-    """Each user's positions, in the table's (user, position) order."""
-    return np.split(table.position, np.cumsum(table.k)[:-1])
 
 
 def ordering_agreement(runs: pd.DataFrame, min_gap: float = 0.05) -> pd.DataFrame:
