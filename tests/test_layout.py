@@ -19,7 +19,7 @@ LAYERS = [
     ("law: sampling", {"sampling"}),
     ("corrections", {"corrections"}),
     ("estimators, several positives", {"estimators", "multipositive"}),
-    ("comparison, bounds", {"compare", "bounds"}),
+    ("comparison, bounds, intervals", {"compare", "bounds", "intervals"}),
     ("data, models, evaluation, output", {"datasets", "recommenders", "evaluation", "tables",
                                           "figures", "toy"}),
     ("steps, workflow config", {"steps", "configuration"}),

@@ -39,6 +39,11 @@ from .estimators.adaptive import adaptive_mle, draw_adaptive
 
 __all__ += ["compare_ranks", "mn_correction", "adaptive_mle", "draw_adaptive"]
 
+# The full-ranking metric with an interval that covers it, before the corrections
+from .intervals import correct
+
+__all__ += ["correct"]
+
 # What a published sampled value says about the full-ranking metric (exact LP bounds)
 from .bounds import bound_full_metric, bound_full_metrics
 

@@ -57,4 +57,6 @@ def main(argv=None) -> int:
         sys.stdout.write(table.to_csv(index=False, float_format="%.6g"))
     else:
         print(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    for note in table.attrs.get("notes", []):
+        print(f"note: {note}", file=sys.stderr)
     return 0

@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..intervals import DEFAULT_CORRECTIONS, correct_positions
 from ..metrics import parse_metrics
 from ..multipositive.longformat import (DRAW_COLUMNS, POSITION_COLUMNS, read_positions,
                                         summarise_long)
@@ -241,28 +242,32 @@ class Capture:
         return {m.name: float(multi_positive_metric(m, positions, table.n_negatives).mean())
                 for m in parse_metrics(metrics)}
 
-    def correct(self, metrics, corrections=("sampled", "cls", "bv_0.1"), evaluation: int = -1,
+    def correct(self, metrics, corrections=DEFAULT_CORRECTIONS, evaluation: int = -1,
                 *, bootstrap: int = 1000, level: float = 0.95, seed: int = 0,
                 max_m: int = DEFAULT_MAX_M) -> pd.DataFrame:
-        """Corrected metrics of one captured evaluation, a tidy frame: ``metric,
-        correction, value, std_error, ci_low, ci_high, users``, plus ``law`` (the sampling
-        law used: ``hypergeometric`` over the distinct negatives for ``uni<N>``, the
-        weighted draws for ``pop<N>``).
+        """Corrected metrics of one captured evaluation, the table of
+        :func:`sampled_metrics.correct` (``metric, correction, value, std_error, ci_low,
+        ci_high, covers, users``), plus ``law`` (the sampling law used: ``hypergeometric``
+        over the distinct negatives for ``uni<N>``, the weighted draws for ``pop<N>``).
 
-        Uniform sampling takes every correction of ``sampled-metrics correct``; popularity
-        sampling takes ``sampled`` and ``weighted_rank_estimate``.
+        Uniform sampling takes every correction of ``sampled-metrics correct`` and, with one
+        test positive per user, gives the ``recommended`` row first (its interval covers
+        the full-ranking metric); popularity sampling takes ``sampled`` and
+        ``weighted_rank_estimate`` (its default).
         """
         ev = self._evaluation(evaluation)
         if ev.distribution == "full":
             raise ValueError("this evaluation is a full ranking: its metrics are exact and "
                              "need no correction (metrics() recomputes them)")
         if ev.distribution == "popularity":
+            if corrections == DEFAULT_CORRECTIONS:
+                corrections = ("sampled", "weighted_rank_estimate")
             frame = summarise_long("draws", self.draws_frame(evaluation), metrics, corrections,
                                    bootstrap=bootstrap, level=level, seed=seed)
         else:
-            frame = summarise_long("positions", self.frame(evaluation), metrics, corrections,
-                                   sampling="hypergeometric", bootstrap=bootstrap, level=level,
-                                   seed=seed, max_m=max_m)
+            frame = correct_positions(self.frame(evaluation), metrics, corrections,
+                                      sampling="hypergeometric", bootstrap=bootstrap,
+                                      level=level, seed=seed, max_m=max_m)
         frame["law"] = LAWS[ev.distribution]
         return frame
 

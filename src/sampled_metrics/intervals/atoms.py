@@ -1,0 +1,153 @@
+"""Rank distributions P(r) as mixtures of atoms, uniform laws on ranges of ranks, and each
+atom's likelihood of the observed sampled ranks.
+
+An atom is the uniform law on the ranks a < r <= b. A distribution on 1..n is non-increasing
+exactly when it is a mixture of the atoms (0, k] (Grenander's representation: P = sum_k w_k
+U_k, U_k(r) = 1[r <= k] / k, w in the simplex); with no shape, P is a mixture of the atoms
+(k_{j-1}, k_j] (piecewise uniform between grid points). Under P the sampled rank has the law
+q(r~) = sum_j w_j L_j(r~), with the atom's law
+
+    L_j(r~) = 1/(b - a) sum_{a < r <= b} p(r~ | r),
+
+and a metric is linear in the weights, M(P) = sum_j w_j c_j, c_j = 1/(b - a) sum_{a < r <= b}
+M(r). The grid k (:func:`atom_grid`) is spaced by the width of p(. | r).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+from ..checks import check_allocation
+from ..estimators.histogram import mixture_matrix
+from ..sampling import check_nm, check_sampling, log_rank_pmf
+
+__all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms", "atom_metric"]
+
+#: the shapes P(r) may be given: its atoms are (0, k] or (k_{j-1}, k_j]
+SHAPES = ("non-increasing", "none")
+
+#: grid spacing, in units of the width sqrt(n k / m) of p(r~ | r) in true ranks near r = k
+GRID_SPACING = 0.25
+#: grid spacing at most this fraction of k
+GRID_RELATIVE = 0.1
+#: atom likelihoods below this are set to 0: they change no sum, and subnormal numbers
+#: slow every matrix product they enter a hundredfold
+LIKELIHOOD_FLOOR = 1e-150
+
+
+def atom_grid(n: int, m: int, cutoffs=(), shape: str = "non-increasing") -> np.ndarray:
+    """The grid k (1..n, increasing) of the atoms for n items and m negatives: every k
+    while the step is 1, then steps of 0.1 k (non-increasing: the atoms (0, k] change
+    slowly with k) or of max(1, min(0.1 k, 0.25 sqrt(n k / m))) (no shape: a quarter of the
+    width of p(r~ | r) in true ranks near r = k, so that no bump of P(r) falls between two
+    grid points), plus n and every metric cut-off K and K + 1 (where recall@K's weights
+    change).
+
+    Examples
+    --------
+    >>> atom_grid(3706, 100)[:12].tolist()
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+    >>> int(atom_grid(3706, 100)[-1]), len(atom_grid(3706, 100)), len(atom_grid(3706, 100, shape="none"))
+    (3706, 73, 104)
+    """
+    check_shape(shape)
+    ks, k = [1], 1.0
+    while True:
+        step = GRID_RELATIVE * k
+        if shape == "none":
+            step = min(step, GRID_SPACING * np.sqrt(n * k / m))
+        k += max(1.0, step)
+        if k >= n:
+            break
+        ks.append(int(round(k)))
+    extra = {n} | {int(c) for c in cutoffs if c <= n} | {int(c) + 1 for c in cutoffs if c < n}
+    return np.array(sorted(set(ks) | extra), dtype=np.int64)
+
+
+def check_shape(shape) -> str:
+    """``shape`` if it is one of ``SHAPES``; ValueError naming it otherwise."""
+    if shape not in SHAPES:
+        raise ValueError(f"unknown shape {shape!r}; expected one of {', '.join(SHAPES)}")
+    return shape
+
+
+def atom_ranges(ks: np.ndarray, shape: str = "non-increasing") -> tuple[np.ndarray, np.ndarray]:
+    """The atoms' ranges (a, b] on the grid ``ks``: (0, k] for a non-increasing P, the
+    intervals between grid points for no shape.
+
+    Examples
+    --------
+    >>> [r.tolist() for r in atom_ranges(np.array([1, 2, 5]), "none")]
+    [[0, 1, 2], [1, 2, 5]]
+    """
+    if check_shape(shape) == "none":
+        return np.concatenate([[0], ks[:-1]]), ks
+    return np.zeros_like(ks), ks
+
+
+def _clip(a, b, n):
+    """The atom (a, b] for a user with n ranks: (min(a, n - 1), min(b, n)]."""
+    return np.minimum(a, n - 1), np.minimum(b, n)
+
+
+def histogram_atoms(n: int, m: int, sampling: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The (m+1) x K matrix L[r~ - 1, j] = 1/(b_j - a_j) sum_{a_j < r <= b_j} p(r~ | r) for
+    one (n, m, law)."""
+    C = np.cumsum(mixture_matrix(n, m, sampling), axis=0)
+    C = np.vstack([np.zeros((1, m + 1)), C])
+    return _floored(((C[b] - C[a]) / (b - a)[:, None]).T)
+
+
+def _floored(L: np.ndarray) -> np.ndarray:
+    """``L`` (C-ordered) with entries below ``LIKELIHOOD_FLOOR`` set to 0."""
+    L = np.ascontiguousarray(L)
+    L[L < LIKELIHOOD_FLOOR] = 0.0
+    return L
+
+
+def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
+               b: np.ndarray) -> np.ndarray:
+    """The U x K matrix L[u, j] = 1/(b' - a') sum_{a' < r <= b'} p(r~_u | r; n_u, m_u), the
+    atom (a', b'] = (min(a_j, n_u - 1), min(b_j, n_u)]: each user's own law, for users whose
+    n_u and m_u differ (an atom beyond a user's ranks is clipped to them)."""
+    s = np.asarray(sampled_ranks, dtype=np.int64)
+    n_u = np.asarray(n_u, dtype=np.int64)
+    m_u = np.asarray(m_u, dtype=np.int64)
+    check_sampling(sampling)
+    out = np.empty((s.size, a.size))
+    pairs, group = np.unique(np.stack([n_u, m_u]), axis=1, return_inverse=True)
+    group = group.reshape(-1)
+    for g in range(pairs.shape[1]):
+        n, m = check_nm(int(pairs[0, g]), int(pairs[1, g]), sampling)
+        users = np.flatnonzero(group == g)
+        check_allocation(n * users.size, f"the laws of {users.size} users over n = {n} ranks")
+        C = np.cumsum(_law_columns(s[users], n, m, sampling), axis=0)
+        C = np.vstack([np.zeros((1, users.size)), C])
+        lo, hi = _clip(a, b, n)
+        out[users] = ((C[hi] - C[lo]) / (hi - lo)[:, None]).T
+    return _floored(out)
+
+
+def _law_columns(sampled_ranks, n: int, m: int, sampling: str) -> np.ndarray:
+    """The n x U matrix p(r~_u | r), r = 1..n, for the users' sampled ranks: the binomial
+    law in closed form, the hypergeometric one as scipy's pmf of r~ - 1 negatives above
+    among m drawn from n - 1 of which r - 1 are above."""
+    r = np.arange(1, n + 1, dtype=np.float64)[:, None]
+    k = np.asarray(sampled_ranks, dtype=np.float64)[None, :] - 1
+    if sampling == "binomial":
+        return np.exp(log_rank_pmf(r, k, n, m, sampling))
+    return stats.hypergeom.pmf(k, n - 1, r - 1, m)
+
+
+def atom_metric(weights, n_u, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """c_j = mean over users of 1/(b' - a') sum_{a' < r <= b'} M(r), (a', b'] the atom clipped
+    to the user's n_u ranks (``n_u`` a number or one per user); ``weights(n)`` gives
+    (M(1), ..., M(n)) (e.g. :meth:`Metric.weights`)."""
+    n_u = np.atleast_1d(np.asarray(n_u, dtype=np.int64))
+    values, counts = np.unique(n_u, return_counts=True)
+    c = np.zeros(a.size)
+    for n, count in zip(values, counts):
+        cum = np.concatenate([[0.0], np.cumsum(weights(int(n)))])
+        lo, hi = _clip(a, b, n)
+        c += count * (cum[hi] - cum[lo]) / (hi - lo)
+    return c / n_u.size

@@ -1,0 +1,166 @@
+"""The table of ``correct``: per metric, the recommended answer first, then each correction
+asked for, each row saying what its interval covers.
+
+The recommended row's interval covers the full-ranking metric of the evaluated users
+(:mod:`.recommended`). A correction's row carries a percentile bootstrap interval over users
+around the correction's mean: it covers the users' noise, not the correction's bias, which on
+real rank distributions is often larger (the docs' validation page measures both).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..checks import check_bootstrap_draws
+from ..corrections.vectors import correction_label, correction_vectors, parse_correction
+from ..metrics import parse_metrics
+from ..multipositive.longformat import read_positions, summarise_long
+from ..resampling import bootstrap_histograms, percentile_interval
+from ..sampling import check_nm, check_sampling
+from .recommended import COVERS_FULL, COVERS_NOISE, RECOMMENDED, recommended_interval
+
+__all__ = ["DEFAULT_CORRECTIONS", "COLUMNS", "NOISE_NOTE", "correct", "correct_positions"]
+
+#: what ``correct`` gives unless told otherwise
+DEFAULT_CORRECTIONS = (RECOMMENDED, "sampled", "cls", "bv_0.1")
+COLUMNS = ["metric", "correction", "value", "std_error", "ci_low", "ci_high", "covers",
+           "users"]
+#: the line a table with a correction's row carries (``DataFrame.attrs['notes']``)
+NOISE_NOTE = ("only the 'recommended' rows' intervals cover the full-ranking metric; a "
+              "correction's interval covers the users' noise around its mean, not its bias")
+
+
+def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTIONS, *,
+            sampling: str = "binomial", bootstrap: int = 1000, level: float = 0.95,
+            seed: int = 0, gamma: float | None = None) -> pd.DataFrame:
+    """The full-ranking metrics of a sampled evaluation: the recommended answer and the
+    corrections asked for (module docstring), one row per metric and correction.
+
+    Parameters
+    ----------
+    sampled_ranks : array_like of int
+        r~ in 1..m+1, one per user.
+    n, m : int
+        Items each held-out item is ranked among in full, negatives sampled.
+    metrics : str or list of str
+    corrections : list of str
+        ``recommended`` and any correction: ``sampled`` (none), ``rank_estimate``,
+        ``minimal_bias``, ``cls``, ``bv_<gamma>`` (or ``bv`` with ``gamma``).
+    sampling : {'binomial', 'hypergeometric'}
+    bootstrap : int
+        Draws over users for a correction's interval (0: none).
+    level : float in (0, 1)
+    seed : int
+        The bootstrap's seed.
+
+    Returns
+    -------
+    DataFrame with columns ``metric, correction, value, std_error, ci_low, ci_high,
+    covers, users``; ``covers`` is ``full metric`` or ``users' noise``. ``attrs['notes']`` holds
+    the one-line notes the command line prints below the table.
+
+    Examples
+    --------
+    >>> from sampled_metrics import draw_sampled_ranks
+    >>> rng = np.random.default_rng(0)
+    >>> r = np.clip(rng.geometric(0.01, 3000), 1, 3706)
+    >>> table = correct(draw_sampled_ranks(r, 3706, 100, rng=rng), 3706, 100, "recall@10",
+    ...                 ["recommended", "cls"])
+    >>> table.correction.tolist(), table.covers.tolist()
+    (['recommended', 'cls'], ['full metric', "users' noise"])
+    """
+    check_sampling(sampling)
+    n, m = check_nm(n, m, sampling)
+    bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
+    metrics = parse_metrics(metrics)
+    names = _names(corrections)
+    specs = [(x, gamma) if x.lower() == "bv" else x for x in names if x != RECOMMENDED]
+    if gamma is not None and not any(x.lower() == "bv" for x in names):
+        raise ValueError(f"gamma {gamma:g} only applies to the correction 'bv', but the "
+                         f"corrections are {', '.join(names)}")
+    for spec in specs:
+        parse_correction(*spec) if isinstance(spec, tuple) else parse_correction(spec)
+    ranks = np.asarray(sampled_ranks)
+    vectors = correction_vectors(metrics, n, m, specs, sampling) if specs else {}
+    boot = bootstrap_histograms(ranks, m, bootstrap, seed) if specs else None
+    best = (recommended_interval(ranks, n, m, [x.name for x in metrics], sampling, level)
+            .set_index("metric") if RECOMMENDED in names else None)
+    rows = []
+    for metric in metrics:
+        if best is not None:
+            rows.append(_recommended_row(metric.name, best.loc[metric.name], ranks.size))
+        for (metric_name, label), vec in vectors.items():
+            if metric_name == metric.name:
+                vals = vec[ranks - 1]
+                se = vals.std(ddof=1) / np.sqrt(vals.size) if vals.size > 1 else np.nan
+                rows.append((metric_name, label, vals.mean(), se,
+                             *percentile_interval(boot @ vec, level), COVERS_NOISE, vals.size))
+    return _table(rows)
+
+
+def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
+                      sampling: str = "binomial", bootstrap: int = 1000, level: float = 0.95,
+                      seed: int = 0, max_m: int | None = None) -> pd.DataFrame:
+    """:func:`correct` of the long format of positions (a CSV or a DataFrame with columns
+    ``user, position, n_nonrelevant, n_negatives``): the recommended row takes each user's
+    own n_u = N_u + 1 and m_u = M_u and needs one positive per user (with several, the
+    default corrections go without it and say so in ``attrs['notes']``; naming it is an
+    error); the corrections are those of
+    :func:`~sampled_metrics.multipositive.longformat.summarise_long`.
+    """
+    metrics = parse_metrics(metrics)
+    names = _names(corrections)
+    others = [x for x in names if x != RECOMMENDED]
+    rows, notes = [], []
+    best = None
+    if RECOMMENDED in names:
+        table = read_positions(path)
+        if np.any(table.k != 1):
+            user = int(np.flatnonzero(table.k != 1)[0])
+            why = (f"the recommended answer needs one positive per user; user {user} has "
+                   f"{int(table.k[user])}")
+            if names != list(DEFAULT_CORRECTIONS):
+                raise ValueError(f"{why} (drop 'recommended' from the corrections for "
+                                 f"several positives)")
+            notes.append(f"{why}: no recommended row")
+        else:
+            best = recommended_interval(table.position, table.n_nonrelevant[table.user] + 1,
+                                        table.n_negatives[table.user],
+                                        [x.name for x in metrics], sampling, level
+                                        ).set_index("metric")
+    frame = (summarise_long("positions", path, metrics, others, sampling, bootstrap, level,
+                            seed, max_m) if others else None)
+    for metric in metrics:
+        if best is not None:
+            rows.append(_recommended_row(metric.name, best.loc[metric.name],
+                                         table.k.size))
+        if frame is not None:
+            for row in frame[frame["metric"] == metric.name].itertuples():
+                rows.append((row.metric, row.correction, row.value, row.std_error,
+                             row.ci_low, row.ci_high, COVERS_NOISE, row.users))
+    return _table(rows, notes)
+
+
+def _names(corrections) -> list[str]:
+    """The corrections asked for, as a list of names (a string is one name, or several
+    separated by commas, never its letters)."""
+    if isinstance(corrections, str):
+        corrections = corrections.split(",")
+    names = [correction_label(*x) if isinstance(x, tuple) else str(x).strip()
+             for x in corrections]
+    names = [x for x in names if x]
+    if not names:
+        raise ValueError("no correction given")
+    return names
+
+
+def _recommended_row(metric: str, row, users: int) -> tuple:
+    return (metric, RECOMMENDED, row["value"], np.nan, row["ci_low"], row["ci_high"],
+            COVERS_FULL, users)
+
+
+def _table(rows, notes=()) -> pd.DataFrame:
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table.attrs["notes"] = [*notes, *([NOISE_NOTE] if (table["covers"] == COVERS_NOISE).any()
+                                      else [])]
+    return table

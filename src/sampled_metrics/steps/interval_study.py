@@ -1,0 +1,191 @@
+"""How often does each interval contain the full-ranking metric? A grid of simulated
+evaluations whose true ranks are known.
+
+Each cell draws U users' true ranks from a shape of P(r) (``SHAPES``) over n items, their
+sampled ranks under m negatives drawn by a law, and asks every method for a 95 % interval of
+Recall@10 and NDCG@10 of these users, mean_u M(r_u) (the truth). Methods (``METHODS``):
+
+- ``recommended``: :func:`~sampled_metrics.intervals.recommended_interval`;
+- ``profile``: its profile-likelihood interval without the users' spread (M(P), not the
+  users' metric: the ablation that shows what the spread is for);
+- ``profile_no_shape``: the profile interval over every P (piecewise uniform), with spread;
+- ``mes``, ``mle``: Jin et al.'s estimators with a percentile bootstrap over users (the
+  ``estimate`` command's interval); where n (m + 1) > ``ESTIMATOR_CELLS`` they are not run;
+- ``cls``, ``bv_0.1``: KDD'20's corrections with a percentile bootstrap over users (the
+  ``correct`` command's interval).
+
+A cell with ``pool = per_user`` gives each user its own n_u = n - Uniform{0..n/10} (the
+items outside its training set, as an evaluator that samples from them has); only the
+profile methods, which take one n per user, are run there. The shape ``rising`` is outside
+the non-increasing family (a bump of mass deep in the ranking): it says what happens when the
+recommended interval's assumption fails.
+"""
+from __future__ import annotations
+
+import logging
+import zlib
+
+import numpy as np
+import pandas as pd
+
+from ..corrections.vectors import correction
+from ..estimators.dispatch import estimate_batches, estimate_from_histogram
+from ..estimators.histogram import sampled_rank_histogram
+from ..intervals import recommended_interval
+from ..metrics import parse_metric
+from ..parallel import map_items
+from ..resampling import bootstrap_histograms, percentile_interval
+from ..sampling import draw_sampled_ranks
+from ..tables import write_validation
+
+__all__ = ["SHAPES", "METHODS", "grid_cells", "cell_intervals", "coverage_frame",
+           "summary_frame", "validation"]
+
+log = logging.getLogger(__name__)
+
+#: shapes of P(r): name -> description (the sampler is ``true_ranks``)
+SHAPES = {
+    "flat": "uniform on 1..n (a random recommender)",
+    "ml1m": "n Beta(0.3, 3) (the ML-1M study's iALS and item-kNN)",
+    "sharp": "n Beta(0.15, 20) (a strong recommender)",
+    "very_sharp": "Geometric(0.2) (most held-out items in the top 10)",
+    "sequential": "30 % Geometric(1/3), 70 % uniform (a sequential recommender)",
+    "rising": "exp(-r / 0.12 n) + 0.2 exp(-((r - 0.6 n) / 0.1 n)^2): not non-increasing",
+}
+METHODS = ("recommended", "profile", "profile_no_shape", "mes", "mle", "cls", "bv_0.1")
+METRICS = ("recall@10", "ndcg@10")
+#: MES and MLE (and their bootstrap) are run where n (m + 1) is at most this
+ESTIMATOR_CELLS = 1_000_000
+COLUMNS = ["shape", "n", "m", "sampling", "pool", "draw", "metric", "method", "value", "low",
+           "high", "truth", "contains", "width"]
+
+
+def true_ranks(shape: str, n_u: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """True ranks of the users (one per entry of ``n_u``, each in 1..n_u) under ``shape``."""
+    U = n_u.size
+    if shape == "flat":
+        u = rng.random(U)
+    elif shape == "ml1m":
+        u = rng.beta(0.3, 3, U)
+    elif shape == "sharp":
+        u = rng.beta(0.15, 20, U)
+    elif shape == "very_sharp":
+        return np.minimum(rng.geometric(0.2, U), n_u)
+    elif shape == "sequential":
+        top = np.minimum(rng.geometric(1 / 3, U), n_u)
+        return np.where(rng.random(U) < 0.3, top, 1 + (rng.random(U) * n_u).astype(np.int64))
+    elif shape == "rising":
+        x = (np.arange(1, 1001) - 0.5) / 1000
+        p = np.exp(-x / 0.12) + 0.2 * np.exp(-((x - 0.6) / 0.1) ** 2)
+        u = rng.choice(x, U, p=p / p.sum()) + (rng.random(U) - 0.5) / 1000
+    else:
+        raise ValueError(f"unknown shape {shape!r}; expected one of {', '.join(SHAPES)}")
+    return np.clip(np.ceil(u * n_u), 1, n_u).astype(np.int64)
+
+
+def grid_cells(ns, ms, samplings, shapes, draws: int, per_user_n=()) -> list[dict]:
+    """Every (shape, n, m, law, pool, draw) with m < n; ``per_user_n``: the n of the cells
+    that also run with one n_u per user."""
+    cells = []
+    for n in ns:
+        for pool in ("common", "per_user") if n in per_user_n else ("common",):
+            for m in ms:
+                for sampling in samplings:
+                    for shape in shapes:
+                        cells += [dict(shape=shape, n=n, m=m, sampling=sampling, pool=pool,
+                                       draw=d) for d in range(draws) if m < n * 0.9]
+    return cells
+
+
+def cell_intervals(cell: dict, users: int, bootstrap: int, seed: int) -> pd.DataFrame:
+    """One row per (metric, method) of one cell (columns ``COLUMNS``)."""
+    key = [seed, zlib.crc32(cell["shape"].encode()), cell["n"], cell["m"],
+           cell["sampling"] == "binomial", cell["pool"] == "per_user", cell["draw"]]
+    rng = np.random.default_rng(key)
+    n, m, sampling = cell["n"], cell["m"], cell["sampling"]
+    n_u = np.full(users, n, dtype=np.int64)
+    if cell["pool"] == "per_user":
+        n_u -= rng.integers(0, n // 10 + 1, users)
+    r = true_ranks(cell["shape"], n_u, rng)
+    s = draw_sampled_ranks(r, n_u, m, sampling, rng=rng)
+    truth = {x: float(parse_metric(x)(r, n_u).mean()) for x in METRICS}
+    rows = []
+
+    def add(method, metric, value, low, high):
+        rows.append({**cell, "metric": metric, "method": method, "value": value, "low": low,
+                     "high": high, "truth": truth[metric]})
+
+    for method, options in (("recommended", {}), ("profile", {"spread": False}),
+                            ("profile_no_shape", {"shape": "none"})):
+        frame = recommended_interval(s, n_u, m, list(METRICS), sampling, **options)
+        for row in frame.itertuples():
+            add(method, row.metric, row.value, row.ci_low, row.ci_high)
+    if cell["pool"] == "common":
+        boot = bootstrap_histograms(s, m, bootstrap, [seed, *key])
+        hist = sampled_rank_histogram(s, m)
+        for name in ("cls", "bv_0.1"):
+            for metric in METRICS:
+                vec = correction(metric, n, m, name, sampling=sampling)
+                add(name, metric, float(hist @ vec), *percentile_interval(boot @ vec, 0.95))
+        if n * (m + 1) <= ESTIMATOR_CELLS:
+            weights = np.stack([parse_metric(x).weights(n) for x in METRICS])
+            for name in ("mes", "mle"):
+                value = weights @ estimate_from_histogram(hist, n, m, name, sampling)
+                draws = estimate_batches(boot, n, m, name, sampling) @ weights.T
+                for k, metric in enumerate(METRICS):
+                    add(name, metric, float(value[k]), *percentile_interval(draws[:, k], 0.95))
+    frame = pd.DataFrame(rows)
+    frame["contains"] = (frame["low"] <= frame["truth"]) & (frame["truth"] <= frame["high"])
+    frame["width"] = frame["high"] - frame["low"]
+    return frame[COLUMNS]
+
+
+def _cell(cell, users, bootstrap, seed):
+    log.info("cell %s", " ".join(f"{k}={v}" for k, v in cell.items()))
+    return cell_intervals(cell, users, bootstrap, seed)
+
+
+def coverage_frame(cells, *, users: int = 6040, bootstrap: int = 100, seed: int = 0,
+                   processes: int = 1) -> pd.DataFrame:
+    """:func:`cell_intervals` of every cell, in the cells' order (any ``processes``)."""
+    return pd.concat(map_items(_cell, cells, users, bootstrap, seed, processes=processes),
+                     ignore_index=True)
+
+
+def summary_frame(per_cell: pd.DataFrame) -> pd.DataFrame:
+    """Per (family, method, metric): cells, share of intervals containing the truth and
+    median width; family ``non-increasing`` is every shape but ``rising``, then each pool
+    and the ``rising`` cells on their own."""
+    frames = []
+    for family, keep in (("non-increasing", per_cell["shape"] != "rising"),
+                         ("non-increasing, common n", (per_cell["shape"] != "rising")
+                          & (per_cell["pool"] == "common")),
+                         ("non-increasing, per-user n", (per_cell["shape"] != "rising")
+                          & (per_cell["pool"] == "per_user")),
+                         ("rising", per_cell["shape"] == "rising")):
+        part = per_cell[keep]
+        if part.empty:
+            continue
+        g = part.groupby(["method", "metric"], sort=False).agg(
+            cells=("contains", "size"), coverage=("contains", "mean"),
+            median_width=("width", "median")).reset_index()
+        g.insert(0, "family", family)
+        frames.append(g)
+    out = pd.concat(frames, ignore_index=True)
+    order = {x: i for i, x in enumerate(METHODS)}
+    return out.sort_values(["family", "metric", "method"], key=lambda c: c.map(order)
+                           if c.name == "method" else c, kind="stable").reset_index(drop=True)
+
+
+def validation(cells, out_stem, *, users: int = 6040, bootstrap: int = 100, seed: int = 0,
+               processes: int = 1) -> pd.DataFrame:
+    """Write ``<out_stem>_per_repeat.csv`` (every cell), ``<out_stem>.csv`` and ``.md`` (the
+    summary); returns the summary."""
+    per_cell = coverage_frame(cells, users=users, bootstrap=bootstrap, seed=seed,
+                              processes=processes)
+    summary = summary_frame(per_cell)
+    shown = summary.assign(coverage=(100 * summary["coverage"]).round(1),
+                           median_width=summary["median_width"].round(4))
+    write_validation(out_stem, per_cell, summary, shown,
+                     f"{len(cells)} cells, {users} users each, nominal level 95 %")
+    return summary

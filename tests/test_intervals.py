@@ -1,0 +1,212 @@
+"""The recommended answer (sampled_metrics.intervals): its atoms are the law's sums, its
+solver's ends are certified by duality and sit on the likelihood's level set, it reduces to
+the exact metric when the sampled ranks are the true ones, and it covers the truth on
+simulated evaluations whose true ranks are known."""
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sampled_metrics as sm
+from sampled_metrics.cli import main
+from sampled_metrics.estimators.histogram import mixture_matrix
+from sampled_metrics.intervals import correct, correct_positions, recommended_interval
+from sampled_metrics.intervals.atoms import (atom_grid, atom_metric, atom_ranges,
+                                             histogram_atoms, user_atoms)
+from sampled_metrics.intervals.profile import certified_max, mixture_mle, profile_range
+from sampled_metrics.metrics import parse_metric
+from sampled_metrics.sampling import draw_sampled_ranks
+from sampled_metrics.steps.interval_study import cell_intervals, summary_frame, true_ranks
+
+LAWS = ["binomial", "hypergeometric"]
+
+
+def simulated(shape, n, m, users, law="binomial", seed=0):
+    rng = np.random.default_rng(seed)
+    r = true_ranks(shape, np.full(users, n), rng)
+    return r, draw_sampled_ranks(r, n, m, law, rng=rng)
+
+
+@pytest.mark.parametrize("law", LAWS)
+@pytest.mark.parametrize("shape", ["non-increasing", "none"])
+def test_atoms_are_averages_of_the_law_and_of_the_metric(law, shape):
+    n, m = 200, 15
+    a, b = atom_ranges(atom_grid(n, m, [10], shape), shape)
+    A = mixture_matrix(n, m, law)
+    L = histogram_atoms(n, m, law, a, b)
+    weights = parse_metric("ndcg@10").weights(n)
+    c = atom_metric(parse_metric("ndcg@10").weights, n, a, b)
+    for j in range(a.size):
+        assert np.allclose(L[:, j], A[a[j]:b[j]].mean(axis=0), atol=1e-15)
+        assert c[j] == pytest.approx(weights[a[j]:b[j]].mean(), abs=1e-15)
+    s = np.array([1, 4, 16, 2])
+    assert np.allclose(user_atoms(s, np.full(4, n), np.full(4, m), law, a, b), L[s - 1],
+                       atol=1e-14)
+
+
+def test_a_user_with_fewer_ranks_gets_the_atom_clipped_to_them():
+    a, b = atom_ranges(np.array([5, 50, 300]))
+    row = user_atoms([3], [40], [10], "binomial", a, b)[0]
+    A = mixture_matrix(40, 10)
+    assert row[1] == pytest.approx(A[:, 2].mean()) and row[2] == pytest.approx(row[1])
+    c = atom_metric(parse_metric("recall@10").weights, np.array([40, 300]), a, b)
+    assert c[2] == pytest.approx((10 / 40 + 10 / 300) / 2)
+
+
+def test_grid_holds_the_cutoffs_and_follows_the_law_width():
+    ks = atom_grid(3706, 100, [10, 57])
+    assert {10, 11, 57, 58, 3706} <= set(ks.tolist()) and ks[0] == 1
+    assert np.all(np.diff(ks) >= 1) and np.all(np.diff(ks) <= np.maximum(1, 0.1 * ks[:-1] + 1))
+    fine = atom_grid(3706, 1000, shape="none")
+    assert np.all(np.diff(fine)[fine[:-1] > 100] <= 0.25 * np.sqrt(3.706 * fine[:-1][fine[:-1] > 100]) + 1)
+
+
+@pytest.mark.parametrize("metric", ["recall@10", "ndcg@10"])
+def test_profile_ends_are_certified_and_on_the_level_set(metric):
+    n, m = 1000, 50
+    _, s = simulated("ml1m", n, m, 3000)
+    a, b = atom_ranges(atom_grid(n, m, [10]))
+    h = np.bincount(s - 1, minlength=m + 1).astype(float)
+    L = histogram_atoms(n, m, "binomial", a, b)[h > 0]
+    h = h[h > 0]
+    w_mle, loglik = mixture_mle(L, h)
+    c = atom_metric(parse_metric(metric).weights, n, a, b)
+    kappa = 1.92
+    lo, hi, w_lo, w_hi = profile_range(L, h, c, kappa, w_mle)
+    for w, end in ((w_lo, lo), (w_hi, hi)):
+        assert w.sum() == pytest.approx(1) and w.min() > 0
+        # the point reached sits on the level set, and the certified end is no tighter
+        assert h @ np.log(L @ w) == pytest.approx(loglik - kappa, abs=0.05)
+        assert abs(c @ w - end) < 1e-3
+    assert lo <= c @ w_lo + 1e-12 and hi >= c @ w_hi - 1e-12
+    # no weight vector of the level set lies outside: random feasible points stay inside
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        w = (1 - 0.02) * w_mle + 0.02 * rng.dirichlet(np.ones(w_mle.size))
+        if h @ np.log(L @ w) >= loglik - kappa:
+            assert lo - 1e-9 <= c @ w <= hi + 1e-9
+    # a tilt far from the optimum still gives an upper bound, only a looser one
+    assert certified_max(L, h, c, L @ w_mle, kappa, w_mle, 1.0) >= hi - 1e-9
+
+
+def test_wider_level_gives_a_wider_interval():
+    _, s = simulated("sharp", 1000, 50, 2000)
+    narrow = recommended_interval(s, 1000, 50, "ndcg@10", level=0.8)
+    wide = recommended_interval(s, 1000, 50, "ndcg@10", level=0.99)
+    assert wide.ci_low[0] < narrow.ci_low[0] < narrow.ci_high[0] < wide.ci_high[0]
+
+
+def test_exact_sampling_gives_the_users_metric():
+    """Hypergeometric with m = n - 1 draws every other item: the sampled rank is the true
+    rank, and only the users' spread is left in the interval."""
+    n, users = 60, 4000
+    r, s = simulated("ml1m", n, n - 1, users, "hypergeometric")
+    assert np.array_equal(r, s)
+    out = recommended_interval(s, n, n - 1, "recall@10,ndcg@10", "hypergeometric")
+    for row in out.itertuples():
+        values = parse_metric(row.metric)(r, n)
+        truth, sd = values.mean(), values.std() / np.sqrt(users)
+        assert row.ci_low <= truth <= row.ci_high
+        assert row.ci_high - row.ci_low < 2 * (2 * 1.96 * sd)
+
+
+def test_one_n_per_user_equal_for_all_is_the_histogram_path():
+    _, s = simulated("sequential", 800, 40, 500)
+    common = recommended_interval(s, 800, 40, "recall@10")
+    per_user = recommended_interval(s, np.full(s.size, 800), np.full(s.size, 40), "recall@10")
+    assert np.allclose(common[["ci_low", "ci_high"]], per_user[["ci_low", "ci_high"]],
+                       atol=1e-6)
+
+
+@pytest.mark.parametrize("law", LAWS)
+def test_covers_the_truth_on_simulated_evaluations(law):
+    """20 seeded evaluations per law (two shapes, 2,000 users): at a nominal 95 %, at least
+    18 of the 20 intervals of each metric contain the users' exact metric."""
+    hits = {"recall@10": 0, "ndcg@10": 0}
+    for seed in range(10):
+        for shape in ("ml1m", "very_sharp"):
+            r, s = simulated(shape, 1500, 50, 2000, law, seed)
+            for row in recommended_interval(s, 1500, 50, list(hits), law).itertuples():
+                truth = parse_metric(row.metric)(r, 1500).mean()
+                hits[row.metric] += row.ci_low <= truth <= row.ci_high
+    assert min(hits.values()) >= 18, hits
+
+
+def test_correct_puts_the_recommended_row_first_and_labels_every_interval():
+    r, s = simulated("ml1m", 3706, 100, 2000)
+    table = sm.correct(s, 3706, 100, "recall@10,ndcg@10", "recommended,cls")
+    assert table.correction.tolist() == ["recommended", "cls"] * 2
+    assert table.covers.tolist() == ["full metric", "users' noise"] * 2
+    assert table.users.tolist() == [2000] * 4
+    assert table.attrs["notes"] and "users' noise" in table.attrs["notes"][0]
+    only = correct(s, 3706, 100, "recall@10", ["recommended"])
+    assert only.attrs["notes"] == []
+    cls = correct(s, 3706, 100, "recall@10", "cls", bootstrap=0)      # a name, not letters
+    assert cls.correction.tolist() == ["cls"]
+
+
+def long_frame(positions, n_nonrelevant, users=None):
+    users = np.arange(len(positions)) if users is None else users
+    return pd.DataFrame({"user": users, "position": positions,
+                         "n_nonrelevant": n_nonrelevant, "n_negatives": 100})
+
+
+def test_long_format_takes_each_users_own_n():
+    rng = np.random.default_rng(4)
+    n_u = 3706 - rng.integers(0, 300, 3000)
+    r = true_ranks("ml1m", n_u, rng)
+    s = draw_sampled_ranks(r, n_u, 100, rng=rng)
+    table = correct_positions(long_frame(s, n_u - 1), "recall@10", ["recommended", "sampled"])
+    want = recommended_interval(s, n_u, 100, "recall@10")
+    assert table.correction.tolist() == ["recommended", "sampled"]
+    assert table.ci_low[0] == pytest.approx(want.ci_low[0])
+    assert table.ci_low[0] <= (r <= 10).mean() <= table.ci_high[0]
+
+
+def test_several_positives_drop_the_default_recommended_row_with_a_note():
+    frame = long_frame([1, 5, 3, 40], [500] * 4, users=[0, 0, 1, 2])
+    table = correct_positions(frame, "recall@10")
+    assert "recommended" not in table.correction.tolist()
+    assert "one positive per user; user 0 has 2" in table.attrs["notes"][0]
+    with pytest.raises(ValueError, match="one positive per user; user 0 has 2"):
+        correct_positions(frame, "recall@10", ["recommended", "sampled"])
+
+
+def test_command_line_prints_the_recommended_row_and_the_note(tmp_path, capsys):
+    _, s = simulated("ml1m", 3706, 100, 1000)
+    path = tmp_path / "ranks.txt"
+    np.savetxt(path, s, fmt="%d")
+    assert main(["correct", "--ranks", str(path), "--n", "3706", "--m", "100",
+                 "--metric", "recall@10", "--format", "csv"]) == 0
+    out = capsys.readouterr()
+    rows = out.out.splitlines()
+    assert rows[0] == "metric,correction,value,std_error,ci_low,ci_high,covers,users"
+    assert rows[1].startswith("recall@10,recommended,") and "full metric" in rows[1]
+    assert out.err.startswith("note: only the 'recommended' rows' intervals")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda s: recommended_interval(s, 1000, 50, "recall@10", level=1.5), "level must lie"),
+    (lambda s: recommended_interval(s[:1], 1000, 50, "recall@10"), "at least 2 users"),
+    (lambda s: recommended_interval(s + 60, 1000, 50, "recall@10"), "of user 0 is not in 1..m+1 = 51"),
+    (lambda s: recommended_interval(s, 1000, 50, "recall@10", shape="convex"),
+     "unknown shape 'convex'"),
+    (lambda s: recommended_interval(s, 1000, 50, "recall@10", "poisson"), "poisson"),
+])
+def test_bad_input_is_refused_in_one_line(call, message):
+    _, s = simulated("flat", 1000, 50, 100)
+    with pytest.raises(ValueError, match=re.escape(message)) as err:
+        call(s)
+    assert "\n" not in str(err.value)
+
+
+def test_the_study_cell_and_summary():
+    cell = dict(shape="ml1m", n=400, m=20, sampling="binomial", pool="common", draw=0)
+    frame = cell_intervals(cell, 300, 40, 0)
+    assert set(frame.method) == {"recommended", "profile", "profile_no_shape", "cls", "bv_0.1",
+                                 "mes", "mle"}
+    assert (frame.width >= 0).all() and frame.contains.dtype == bool
+    summary = summary_frame(frame)
+    assert set(summary.family) == {"non-increasing", "non-increasing, common n"}
+    assert summary.cells.eq(1).all()
