@@ -210,3 +210,18 @@ def test_the_study_cell_and_summary():
     summary = summary_frame(frame)
     assert set(summary.family) == {"non-increasing", "non-increasing, common n"}
     assert summary.cells.eq(1).all()
+
+
+def test_estimate_labels_its_intervals_and_warns_of_wmle(tmp_path, capsys):
+    _, s = simulated("ml1m", 1000, 50, 500)
+    path = tmp_path / "ranks.txt"
+    np.savetxt(path, s, fmt="%d")
+    base = ["estimate", "--ranks", str(path), "--n", "1000", "--m", "50", "--metric",
+            "recall@10", "--bootstrap", "40", "--format", "csv"]
+    assert main(base) == 0
+    out = capsys.readouterr()
+    assert [row.split(",")[1] for row in out.out.splitlines()[1:]] == ["mle", "mes", "bv_0.1"]
+    assert out.out.splitlines()[1].endswith("users' noise")
+    assert out.err.count("note:") == 1 and "'recommended' row" in out.err
+    assert main(base + ["--estimator", "wmle"]) == 0
+    assert "note: wmle weighs the likelihood" in capsys.readouterr().err

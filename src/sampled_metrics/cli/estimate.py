@@ -8,13 +8,21 @@ import pandas as pd
 from ..checks import check_allocation
 from ..estimators.dispatch import estimate_batches, estimate_from_histogram, parse_estimator
 from ..estimators.histogram import check_law_matrix_size, sampled_rank_histogram
+from ..intervals.recommended import COVERS_NOISE
 from ..logs import progress
 from ..metrics import METRIC_NAMES, parse_metrics
 from ..resampling import bootstrap_histograms, percentile_interval
 from .inputs import add_input_options, check_bootstrap, check_processes, read_sampled_ranks, \
     resolve_inputs, split_names
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "ESTIMATE_NOTE", "WMLE_NOTE"]
+
+#: the lines below every ``estimate`` table (``DataFrame.attrs['notes']``)
+ESTIMATE_NOTE = ("these intervals cover the users' noise around each estimate, not its bias; "
+                 "for an interval that covers the full-ranking metric, see the 'recommended' "
+                 "row of sampled-metrics correct")
+WMLE_NOTE = ("wmle weighs the likelihood by the metric, which biases it: its value can lie "
+             "far from the full-ranking metric")
 
 DESCRIPTION = (
     "Estimate the distribution P(r) of true ranks r = 1..n from sampled ranks "
@@ -31,9 +39,9 @@ def add_parser(sub) -> None:
                        description=DESCRIPTION)
     e.add_argument("--metric", default="recall@10,ndcg@10,ap@10",
                    help=f"comma-separated metrics: {METRIC_NAMES}; default %(default)s")
-    e.add_argument("--estimator", default="mle,wmle,mes,bv_0.1",
+    e.add_argument("--estimator", default="mle,mes,bv_0.1",
                    help="comma-separated estimators: mle, wmle, mes, bv_<gamma>; "
-                        "default %(default)s")
+                        "default %(default)s (wmle, biased, only when named)")
     e.add_argument("--eta", type=float, help="MES entropy weight (eq. 26; default 0.001)")
     e.add_argument("--weight", choices=("ndcg", "ap", "none"),
                    help="WMLE weight w(r~) = M(r~/C) (after eq. 23; default ndcg)")
@@ -75,7 +83,10 @@ def run(args) -> pd.DataFrame:
                       *percentile_interval(draws[:, k], args.level))
                      for k, metric in enumerate(metrics)]
             bar.advance()
-    return pd.DataFrame(rows, columns=["metric", "estimator", "value", "ci_low", "ci_high"])
+    table = pd.DataFrame(rows, columns=["metric", "estimator", "value", "ci_low", "ci_high"])
+    table["covers"] = COVERS_NOISE
+    table.attrs["notes"] = ([WMLE_NOTE] if "wmle" in estimators else []) + [ESTIMATE_NOTE]
+    return table
 
 
 def _estimator_options(estimator: str, args) -> dict:
