@@ -208,7 +208,7 @@ def test_the_study_cell_and_summary():
                                  "mes", "mle"}
     assert (frame.width >= 0).all() and frame.contains.dtype == bool
     summary = summary_frame(frame)
-    assert set(summary.family) == {"non-increasing", "non-increasing, common n"}
+    assert set(summary.group) == {"all", "common-n", "ml1m"}
     assert summary.cells.eq(1).all()
 
 

@@ -63,7 +63,9 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
 
     Returns
     -------
-    DataFrame with columns ``metric, value, ci_low, ci_high``, one row per metric.
+    DataFrame with columns ``metric, value, ci_low, ci_high``, one row per metric, and
+    ``profile_low, profile_high``: the profile-likelihood interval of M(P) before the users'
+    spread widens it.
 
     Examples
     --------
@@ -119,11 +121,13 @@ def _intervals(L, counts, metrics, n_u, a, b, users, level, spread) -> pd.DataFr
     for metric in metrics:
         c = atom_metric(metric.weights, n_u, a, b)
         lo, hi, w_lo, w_hi = profile_range(L, counts, c, kappa, w_mle)
+        profile = (lo, hi)
         if spread:
             c2 = atom_metric(lambda n: metric.weights(n) ** 2, n_u, a, b)
             sd = [np.sqrt(max(w @ c2 - (w @ c) ** 2, 0.0) / users) for w in (w_lo, w_hi)]
             weights = metric.weights(int(np.max(n_u)))
             lo = max(lo - z * sd[0], float(weights.min()))
             hi = min(hi + z * sd[1], float(weights.max()))
-        rows.append((metric.name, (lo + hi) / 2, lo, hi))
-    return pd.DataFrame(rows, columns=["metric", "value", "ci_low", "ci_high"])
+        rows.append((metric.name, (lo + hi) / 2, lo, hi, *profile))
+    return pd.DataFrame(rows, columns=["metric", "value", "ci_low", "ci_high", "profile_low",
+                                       "profile_high"])

@@ -8,15 +8,16 @@ Recall@10 and NDCG@10 of these users, mean_u M(r_u) (the truth). Methods (``METH
 - ``recommended``: :func:`~sampled_metrics.intervals.recommended_interval`;
 - ``profile``: its profile-likelihood interval without the users' spread (M(P), not the
   users' metric: the ablation that shows what the spread is for);
-- ``profile_no_shape``: the profile interval over every P (piecewise uniform), with spread;
+- ``profile_no_shape``: the profile interval over every P (piecewise uniform), with spread
+  (on the cells with one n for all users: it needs the fine grid of atoms);
 - ``mes``, ``mle``: Jin et al.'s estimators with a percentile bootstrap over users (the
   ``estimate`` command's interval); where n (m + 1) > ``ESTIMATOR_CELLS`` they are not run;
 - ``cls``, ``bv_0.1``: KDD'20's corrections with a percentile bootstrap over users (the
   ``correct`` command's interval).
 
 A cell with ``pool = per_user`` gives each user its own n_u = n - Uniform{0..n/10} (the
-items outside its training set, as an evaluator that samples from them has); only the
-profile methods, which take one n per user, are run there. The shape ``rising`` is outside
+items outside its training set, as an evaluator that samples from them has); only
+``recommended`` and ``profile``, which take one n per user, are run there. The shape ``rising`` is outside
 the non-increasing family (a bump of mass deep in the ranking): it says what happens when the
 recommended interval's assumption fails.
 """
@@ -115,12 +116,14 @@ def cell_intervals(cell: dict, users: int, bootstrap: int, seed: int) -> pd.Data
         rows.append({**cell, "metric": metric, "method": method, "value": value, "low": low,
                      "high": high, "truth": truth[metric]})
 
-    for method, options in (("recommended", {}), ("profile", {"spread": False}),
-                            ("profile_no_shape", {"shape": "none"})):
-        frame = recommended_interval(s, n_u, m, list(METRICS), sampling, **options)
-        for row in frame.itertuples():
-            add(method, row.metric, row.value, row.ci_low, row.ci_high)
+    for row in recommended_interval(s, n_u, m, list(METRICS), sampling).itertuples():
+        add("recommended", row.metric, row.value, row.ci_low, row.ci_high)
+        add("profile", row.metric, (row.profile_low + row.profile_high) / 2, row.profile_low,
+            row.profile_high)
     if cell["pool"] == "common":
+        for row in recommended_interval(s, n, m, list(METRICS), sampling,
+                                        shape="none").itertuples():
+            add("profile_no_shape", row.metric, row.value, row.ci_low, row.ci_high)
         boot = bootstrap_histograms(s, m, bootstrap, [seed, *key])
         hist = sampled_rank_histogram(s, m)
         for name in ("cls", "bv_0.1"):
@@ -153,28 +156,29 @@ def coverage_frame(cells, *, users: int = 6040, bootstrap: int = 100, seed: int 
 
 
 def summary_frame(per_cell: pd.DataFrame) -> pd.DataFrame:
-    """Per (family, method, metric): cells, share of intervals containing the truth and
-    median width; family ``non-increasing`` is every shape but ``rising``, then each pool
-    and the ``rising`` cells on their own."""
+    """Per (group, method, metric): cells, share of intervals containing the truth and
+    median width. Groups: ``all`` (every non-increasing shape), ``common-n`` and
+    ``per-user-n`` (its two pools), then each shape on its own (``rising`` is only there)."""
+    inside = per_cell["shape"] != "rising"
+    groups = [("all", inside), ("common-n", inside & (per_cell["pool"] == "common")),
+              ("per-user-n", inside & (per_cell["pool"] == "per_user"))]
+    groups += [(shape, per_cell["shape"] == shape) for shape in SHAPES]
     frames = []
-    for family, keep in (("non-increasing", per_cell["shape"] != "rising"),
-                         ("non-increasing, common n", (per_cell["shape"] != "rising")
-                          & (per_cell["pool"] == "common")),
-                         ("non-increasing, per-user n", (per_cell["shape"] != "rising")
-                          & (per_cell["pool"] == "per_user")),
-                         ("rising", per_cell["shape"] == "rising")):
+    for group, keep in groups:
         part = per_cell[keep]
         if part.empty:
             continue
         g = part.groupby(["method", "metric"], sort=False).agg(
             cells=("contains", "size"), coverage=("contains", "mean"),
             median_width=("width", "median")).reset_index()
-        g.insert(0, "family", family)
+        g.insert(0, "group", group)
         frames.append(g)
     out = pd.concat(frames, ignore_index=True)
-    order = {x: i for i, x in enumerate(METHODS)}
-    return out.sort_values(["family", "metric", "method"], key=lambda c: c.map(order)
-                           if c.name == "method" else c, kind="stable").reset_index(drop=True)
+    rank = {x: i for i, x in enumerate(METHODS)}
+    out["_rank"] = out["method"].map(rank)
+    return (out.sort_values(["_rank"], kind="stable").sort_values(["group"], kind="stable",
+            key=lambda c: c.map({g: i for i, (g, _) in enumerate(groups)}))
+            .drop(columns="_rank").reset_index(drop=True))
 
 
 def validation(cells, out_stem, *, users: int = 6040, bootstrap: int = 100, seed: int = 0,
