@@ -225,3 +225,23 @@ def test_estimate_labels_its_intervals_and_warns_of_wmle(tmp_path, capsys):
     assert out.err.count("note:") == 1 and "'recommended' row" in out.err
     assert main(base + ["--estimator", "wmle"]) == 0
     assert "note: wmle weighs the likelihood" in capsys.readouterr().err
+
+
+def test_model_validation_reads_rank_files(tmp_path):
+    from conftest import toy_rank_file
+
+    from sampled_metrics.steps.interval_models import validation
+    rng = np.random.default_rng(7)
+    exact = true_ranks("sharp", np.full(800, 500), rng)
+    paths = {}
+    for name, m in (("A", 30), ("B", 40)):
+        path = tmp_path / f"{name}.npz"
+        toy_rank_file(exact, 500, m, rng, repeats=3, recommender=name).write(path)
+        paths[("toy", name)] = str(path)
+    summary = validation(paths, [40, 30], tmp_path / "out", repeats=range(3))
+    assert summary.m.tolist() == [30, 30, 40, 40] and summary.repeats.eq(3).all()
+    per = pd.read_csv(tmp_path / "out_per_repeat.csv")
+    assert len(per) == 12
+    recall = per[(per.recommender == "A") & (per.metric == "recall@10")]
+    assert np.allclose(recall.exact, (exact <= 10).mean())
+    assert recall.contains.all()
