@@ -12,7 +12,8 @@ in results/ (sampled_metrics.steps.pages). The files come from, in this order:
     snakemake --cores all --configfile config/reproduction.yaml
     snakemake --cores all --configfile config/reproduction.yaml config/jin-as-run.yaml
     python workflow/validation/compare_ml1m.py      (and bounds_ml1m, mapping_ml1m,
-    python workflow/ablations/ablation_itemknn.py    adaptive_ml1m, recbole_law)
+    python workflow/ablations/ablation_itemknn.py    adaptive_ml1m, recbole_law,
+                                                     interval_coverage, interval_coverage_ml1m)
 
 (add the dataset's local archive config, e.g. config/offline.yaml, to both snakemake lines).
 """
