@@ -3,7 +3,8 @@ evaluations whose true ranks are known.
 
 Each cell draws U users' true ranks from a shape of P(r) (``SHAPES``) over n items, their
 sampled ranks under m negatives drawn by a law, and asks every method for a 95 % interval of
-Recall@10 and NDCG@10 of these users, mean_u M(r_u) (the truth). Methods (``METHODS``):
+Recall@10, NDCG@10 and AP (untruncated) of these users, mean_u M(r_u) (the truth); with one
+positive per user HR@10 is Recall@10 and MRR@k is AP@k. Methods (``METHODS``):
 
 - ``recommended``: :func:`~sampled_metrics.intervals.recommended_interval`;
 - ``profile``: its profile-likelihood interval without the users' spread (M(P), not the
@@ -54,7 +55,7 @@ SHAPES = {
     "rising": "exp(-r / 0.12 n) + 0.2 exp(-((r - 0.6 n) / 0.1 n)^2): not non-increasing",
 }
 METHODS = ("recommended", "profile", "profile_no_shape", "mes", "mle", "cls", "bv_0.1")
-METRICS = ("recall@10", "ndcg@10")
+METRICS = ("recall@10", "ndcg@10", "ap")
 #: MES and MLE (and their bootstrap) are run where n (m + 1) is at most this
 ESTIMATOR_CELLS = 1_000_000
 COLUMNS = ["shape", "n", "m", "sampling", "pool", "draw", "metric", "method", "value", "low",
