@@ -92,7 +92,15 @@ def _clip(a, b, n):
 
 def histogram_atoms(n: int, m: int, sampling: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The (m+1) x K matrix L[r~ - 1, j] = 1/(b_j - a_j) sum_{a_j < r <= b_j} p(r~ | r) for
-    one (n, m, law)."""
+    one (n, m, law).
+
+    Examples
+    --------
+    >>> a, b = atom_ranges(np.array([1, 50, 100]))
+    >>> L = histogram_atoms(100, 10, "binomial", a, b)
+    >>> L.shape, L.sum(axis=0).round(12).tolist()       # each atom's law sums to 1
+    ((11, 3), [1.0, 1.0, 1.0])
+    """
     C = np.cumsum(mixture_matrix(n, m, sampling), axis=0)
     C = np.vstack([np.zeros((1, m + 1)), C])
     return _floored(((C[b] - C[a]) / (b - a)[:, None]).T)
@@ -109,7 +117,15 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
                b: np.ndarray) -> np.ndarray:
     """The U x K matrix L[u, j] = 1/(b' - a') sum_{a' < r <= b'} p(r~_u | r; n_u, m_u), the
     atom (a', b'] = (min(a_j, n_u - 1), min(b_j, n_u)]: each user's own law, for users whose
-    n_u and m_u differ (an atom beyond a user's ranks is clipped to them)."""
+    n_u and m_u differ (an atom beyond a user's ranks is clipped to them).
+
+    Examples
+    --------
+    >>> a, b = atom_ranges(np.array([1, 50, 100]))
+    >>> rows = user_atoms([1, 1], [100, 60], [10, 10], "binomial", a, b)
+    >>> bool(rows[0, 0] == 1.0), bool(rows[1, 2] > rows[0, 2])   # r = 1 always gives r~ = 1
+    (True, True)
+    """
     s = np.asarray(sampled_ranks, dtype=np.int64)
     n_u = np.asarray(n_u, dtype=np.int64)
     m_u = np.asarray(m_u, dtype=np.int64)
@@ -151,7 +167,15 @@ def _log_choose(a, b):
 def atom_metric(weights, n_u, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """c_j = mean over users of 1/(b' - a') sum_{a' < r <= b'} M(r), (a', b'] the atom clipped
     to the user's n_u ranks (``n_u`` a number or one per user); ``weights(n)`` gives
-    (M(1), ..., M(n)) (e.g. :meth:`Metric.weights`)."""
+    (M(1), ..., M(n)) (e.g. :meth:`Metric.weights`).
+
+    Examples
+    --------
+    >>> from sampled_metrics.metrics import parse_metric
+    >>> a, b = atom_ranges(np.array([5, 10, 40]))
+    >>> atom_metric(parse_metric("recall@10").weights, 100, a, b).tolist()   # 1, 1, 10/40
+    [1.0, 1.0, 0.25]
+    """
     n_u = np.atleast_1d(np.asarray(n_u, dtype=np.int64))
     values, counts = np.unique(n_u, return_counts=True)
     c = np.zeros(a.size)

@@ -107,6 +107,17 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     default corrections go without it and say so in ``attrs['notes']``; naming it is an
     error); the corrections are those of
     :func:`~sampled_metrics.multipositive.longformat.summarise_long`.
+
+    Examples
+    --------
+    >>> from sampled_metrics import draw_sampled_ranks
+    >>> rng = np.random.default_rng(1)
+    >>> pool = 3706 - rng.integers(0, 300, 2000)                  # each user's own n_u
+    >>> s = draw_sampled_ranks(rng.geometric(0.01, 2000).clip(1, pool), pool, 100, rng=rng)
+    >>> frame = pd.DataFrame({"user": range(2000), "position": s, "n_nonrelevant": pool - 1,
+    ...                       "n_negatives": 100})
+    >>> correct_positions(frame, "recall@10", ["recommended", "sampled"]).correction.tolist()
+    ['recommended', 'sampled']
     """
     metrics = parse_metrics(metrics)
     names = _names(corrections)
