@@ -247,3 +247,11 @@ def test_model_validation_reads_rank_files(tmp_path):
     recall = per[(per.recommender == "A") & (per.metric == "recall@10")]
     assert np.allclose(recall.exact, (exact <= 10).mean())
     assert recall.contains.all()
+
+
+def test_long_format_refuses_too_few_bootstrap_draws():
+    frame = long_frame([1, 5, 3, 40], [500] * 4)
+    with pytest.raises(ValueError, match="bootstrap 5 is too few draws for a 95% interval"):
+        correct_positions(frame, "recall@10", "sampled,cls", bootstrap=5)
+    table = correct_positions(frame, "recall@10", "sampled,cls", bootstrap=0)
+    assert table.correction.tolist() == ["sampled", "cls"]

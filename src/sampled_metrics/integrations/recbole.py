@@ -51,7 +51,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..checks import check_bootstrap_draws
 from ..intervals import DEFAULT_CORRECTIONS, correct_positions
+from ..intervals.table import correction_names
 from ..metrics import parse_metrics
 from ..multipositive.longformat import (DRAW_COLUMNS, POSITION_COLUMNS, read_positions,
                                         summarise_long)
@@ -260,8 +262,10 @@ class Capture:
             raise ValueError("this evaluation is a full ranking: its metrics are exact and "
                              "need no correction (metrics() recomputes them)")
         if ev.distribution == "popularity":
-            if corrections == DEFAULT_CORRECTIONS:
-                corrections = ("sampled", "weighted_rank_estimate")
+            corrections = (("sampled", "weighted_rank_estimate")
+                           if corrections == DEFAULT_CORRECTIONS
+                           else correction_names(corrections))
+            check_bootstrap_draws("bootstrap", bootstrap, level)
             frame = summarise_long("draws", self.draws_frame(evaluation), metrics, corrections,
                                    bootstrap=bootstrap, level=level, seed=seed)
         else:

@@ -19,7 +19,8 @@ from ..resampling import bootstrap_histograms, percentile_interval
 from ..sampling import check_nm, check_sampling
 from .recommended import COVERS_FULL, COVERS_NOISE, RECOMMENDED, recommended_interval
 
-__all__ = ["DEFAULT_CORRECTIONS", "COLUMNS", "NOISE_NOTE", "correct", "correct_positions"]
+__all__ = ["DEFAULT_CORRECTIONS", "COLUMNS", "NOISE_NOTE", "correct", "correct_positions",
+           "correction_names"]
 
 #: what ``correct`` gives unless told otherwise
 DEFAULT_CORRECTIONS = (RECOMMENDED, "sampled", "cls", "bv_0.1")
@@ -73,7 +74,7 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
     n, m = check_nm(n, m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     metrics = parse_metrics(metrics)
-    names = _names(corrections)
+    names = correction_names(corrections)
     specs = [(x, gamma) if x.lower() == "bv" else x for x in names if x != RECOMMENDED]
     if gamma is not None and not any(x.lower() == "bv" for x in names):
         raise ValueError(f"gamma {gamma:g} only applies to the correction 'bv', but the "
@@ -119,8 +120,9 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     >>> correct_positions(frame, "recall@10", ["recommended", "sampled"]).correction.tolist()
     ['recommended', 'sampled']
     """
+    bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     metrics = parse_metrics(metrics)
-    names = _names(corrections)
+    names = correction_names(corrections)
     others = [x for x in names if x != RECOMMENDED]
     rows, notes = [], []
     best = None
@@ -152,7 +154,7 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     return _table(rows, notes)
 
 
-def _names(corrections) -> list[str]:
+def correction_names(corrections) -> list[str]:
     """The corrections asked for, as a list of names (a string is one name, or several
     separated by commas, never its letters)."""
     if isinstance(corrections, str):
