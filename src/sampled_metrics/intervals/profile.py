@@ -6,7 +6,9 @@ l(w) = sum_j h_j log (L w)_j is concave. The profile-likelihood range of c.w at 
 
     [ min c.w, max c.w ]  over  { w in the simplex : l(w) >= l(w^) - kappa },
 
-w^ the maximum-likelihood weights. With kappa = chi2_{1, level} / 2 it is the
+w^ the maximum-likelihood weights. With several blocks b (strata with a mixing distribution
+each), w = (w_b), every w_b in its simplex, l = sum_b l_b and c.w = sum_b c_b.w_b; the
+tilted problem below separates over the blocks. With kappa = chi2_{1, level} / 2 it is the
 likelihood-ratio confidence interval of c.w (Wilks); it is conservative where c.w is only
 partly identified.
 
@@ -108,11 +110,11 @@ def tilted_mle(L: np.ndarray, h: np.ndarray, c: np.ndarray, t: float,
         tau /= 10
 
 
-def profile_range(L: np.ndarray, h: np.ndarray, c: np.ndarray, kappa: float,
-                  w_mle: np.ndarray | None = None) -> tuple[float, float, np.ndarray,
-                                                           np.ndarray]:
+def profile_range(L, h, c, kappa: float, w_mle=None) -> tuple[float, float, list, list]:
     """min and max of c.w over {w : l(w) >= l(w_mle) - kappa} (module docstring), each
     certified from outside (:func:`certified_max`), and the two weight vectors reached.
+    ``L``, ``h``, ``c`` and ``w_mle`` are arrays for one block, or lists with one per block
+    (then the weight vectors are lists too).
 
     Examples
     --------
@@ -120,29 +122,40 @@ def profile_range(L: np.ndarray, h: np.ndarray, c: np.ndarray, kappa: float,
     >>> lo, hi, _, _ = profile_range(L, h, np.array([1.0, 0.0]), kappa=1.92)
     >>> bool(0.30 < lo < 0.50 < hi < 0.70)
     True
+    >>> lo2, hi2, _, _ = profile_range([L, L], [h, h], [np.array([0.5, 0.0])] * 2, kappa=1.92)
+    >>> bool(lo < lo2 < hi2 < hi)                       # twice the data, half the width
+    True
     """
+    one = isinstance(L, np.ndarray)
+    Ls, hs, cs = ([L], [h], [c]) if one else (list(L), list(h), list(c))
     if w_mle is None:
-        w_mle, _ = mixture_mle(L, h)
-    u_mle = L @ w_mle
+        w_mles = [mixture_mle(Lb, hb)[0] for Lb, hb in zip(Ls, hs)]
+    else:
+        w_mles = [w_mle] if one else list(w_mle)
+    u_mles = [Lb @ wb for Lb, wb in zip(Ls, w_mles)]
     ends, bounds = [], []
     for sign in (-1.0, 1.0):
-        w, t = _upper_end(L, h, sign * c, u_mle, kappa, w_mle)
-        ends.append(w)
-        bounds.append(sign * certified_max(L, h, sign * c, u_mle, kappa, w, t))
+        signed = [sign * cb for cb in cs]
+        ws, t = _upper_end(Ls, hs, signed, u_mles, kappa, w_mles)
+        ends.append(ws[0] if one else ws)
+        bounds.append(sign * certified_max(Ls, hs, signed, u_mles, kappa, ws, t))
     return bounds[0], bounds[1], ends[0], ends[1]
 
 
-def _upper_end(L, h, c, u_mle, kappa, w_mle) -> tuple[np.ndarray, float]:
-    """The tilted MLE w_t whose log-likelihood is l(w_mle) - kappa, and its tilt t."""
-    spread = float(np.ptp(c))
+def _upper_end(Ls, hs, cs, u_mles, kappa, w_mles) -> tuple[list, float]:
+    """The tilted MLEs w_t (one per block) whose log-likelihood is l(w_mle) - kappa, and
+    their tilt t."""
+    spread = max(float(np.ptp(cb)) for cb in cs)
     if spread == 0:
-        return w_mle, 1.0
-    state = {"w": w_mle}
+        return list(w_mles), 1.0
+    state = {"w": list(w_mles)}
 
     def slack(x):
-        w = tilted_mle(L, h, c, float(np.exp(x)), state["w"])
-        state["w"] = w
-        return float(h @ np.log((L @ w) / u_mle)) + kappa
+        ws = [tilted_mle(Lb, hb, cb, float(np.exp(x)), wb)
+              for Lb, hb, cb, wb in zip(Ls, hs, cs, state["w"])]
+        state["w"] = ws
+        return kappa + sum(float(hb @ np.log((Lb @ wb) / ub))
+                           for Lb, hb, wb, ub in zip(Ls, hs, ws, u_mles))
 
     # The profile is close to quadratic near the MLE: l drops by about t^2 sigma^2 / 2 at a
     # tilt t, so t kappa-drop = t sqrt(kappa / drop); a few such steps usually land within
@@ -175,7 +188,7 @@ def _upper_end(L, h, c, u_mle, kappa, w_mle) -> tuple[np.ndarray, float]:
 def certified_max(L, h, c, u_mle, kappa, w, t) -> float:
     """An upper bound on max c.w' over {w' in the simplex : l(w') >= l_0}, l_0 = sum_j h_j
     log u_mle_j - kappa, from a point ``w`` and tilt ``t`` (weak duality; exact at the
-    optimum).
+    optimum). Arguments as for :func:`profile_range`: arrays, or lists over blocks.
 
     For t > 0 and any feasible w', c.w' <= (max_{w'} [t c.w' + l(w')] - l_0) / t, and for any
     v > 0, h_j log u_j <= h_j log(h_j / v_j) + v_j u_j - h_j (concavity of log), so
@@ -185,7 +198,8 @@ def certified_max(L, h, c, u_mle, kappa, w, t) -> float:
         U(t, alpha) = [sum_j h_j log(u_j / u_mle_j) + kappa - N log alpha - N
                        + max_k (alpha (L^T (h / u))_k + t c_k)] / t,
 
-    minimised over (t, alpha) from (t, 1).
+    summed over the blocks inside the brackets (one alpha per block), minimised over t and
+    each alpha from (t, 1).
 
     Examples
     --------
@@ -195,17 +209,31 @@ def certified_max(L, h, c, u_mle, kappa, w, t) -> float:
     >>> bool(certified_max(L, h, c, L @ w, 1.92, w, 10.0) >= profile_range(L, h, c, 1.92)[1])
     True
     """
-    u = L @ w
-    N = h.sum()
-    base = float(h @ np.log(u / u_mle)) + kappa
-    g = L.T @ (h / u)
+    one = isinstance(L, np.ndarray)
+    Ls, hs, cs, us_mle, ws = (([L], [h], [c], [u_mle], [w]) if one else
+                              (list(L), list(h), list(c), list(u_mle), list(w)))
+    base, terms = kappa, []
+    for Lb, hb, cb, ub, wb in zip(Ls, hs, cs, us_mle, ws):
+        u = Lb @ wb
+        base += float(hb @ np.log(u / ub))
+        terms.append((hb.sum(), Lb.T @ (hb / u), cb))
 
-    def bound(x):
-        t, alpha = np.exp(np.clip(x, -700.0, 700.0))
-        value = (base - N * x[1] - N + np.max(alpha * g + t * c)) / t
+    def block(x_t, N, g, cb):
+        """min over alpha of -N log alpha + max_k (alpha g_k + t c_k), alpha = exp(y)."""
+        t = np.exp(np.clip(x_t, -700.0, 700.0))
+
+        def f(y):
+            return -N * y + np.max(np.exp(y) * g + t * cb)
+        best = optimize.minimize_scalar(f, bounds=(-3.0, 3.0), method="bounded",
+                                        options={"xatol": 1e-12})
+        return min(best.fun, f(0.0))
+
+    def bound(x_t):
+        t = np.exp(np.clip(x_t, -700.0, 700.0))
+        value = (base + sum(block(x_t, N, g, cb) - N for N, g, cb in terms)) / t
         return value if np.isfinite(value) else np.inf
 
-    x0 = np.array([np.log(t), 0.0])
-    best = optimize.minimize(bound, x0, method="Nelder-Mead",
-                             options={"xatol": 1e-10, "fatol": 1e-13, "maxiter": 2000})
+    x0 = float(np.log(t))
+    best = optimize.minimize_scalar(bound, bounds=(x0 - 3.0, x0 + 3.0), method="bounded",
+                                    options={"xatol": 1e-10})
     return float(min(best.fun, bound(x0)))

@@ -4,6 +4,18 @@ that covers it, from one sampled evaluation.
 Model: the users' true ranks r_u are drawn from a non-increasing distribution P(r) (the
 held-out item is more likely near the top than further down; a random recommender is the
 flat edge of the family), and each sampled rank from the evaluator's law p(r~ | r; n_u, m_u).
+With several positives per user, the user's metric is its normaliser times the sum of the
+positives' terms at their full positions r_i + a_i (:mod:`sampled_metrics.multipositive`),
+r_i the positive's rank among the user's non-relevant items and itself and a_i the user's
+positives above it (seen in the sampled list too). A user's best positive ranks higher than
+its others, and a user with more positives has a better best one, so r_i is drawn from the
+P of its stratum (min(a_i, STRATA - 1), min(k_u, STRATA)): the metric is linear in the
+strata's P, whose profile runs jointly, and a stratum holds at most one positive of a user
+below its last shift. The best positive's P is non-increasing (the least of k draws from a
+non-increasing law is); the others' are not (the second least of k draws rises before it
+falls), so their P takes no shape. The positives of a user share its negatives, which
+ties the strata's likelihoods together: their sum is a composite likelihood, and the
+several-positives coverage is measured, not derived.
 The interval is the profile-likelihood interval of M(P) = sum_r P(r) M(r) over the
 non-increasing P (:mod:`.atoms`, :mod:`.profile`),
 
@@ -23,12 +35,16 @@ from threadpoolctl import threadpool_limits
 
 from ..checks import check_integer
 from ..metrics import parse_metrics
+from ..multipositive.positives import positive_normaliser
+from ..multipositive.shifted import ShiftedMetric
 from ..sampling import check_sampling
 from .atoms import atom_grid, atom_metric, atom_ranges, histogram_atoms, user_atoms
 from .profile import mixture_mle, profile_range
 
 __all__ = ["RECOMMENDED", "recommended_interval"]
 
+#: the strata of several positives: shifts and positive counts from this on share one P
+STRATA = 4
 #: the row label of the recommended answer
 RECOMMENDED = "recommended"
 #: what each kind of interval covers (the ``covers`` column)
@@ -38,17 +54,18 @@ COVERS_NOISE = "users' noise"
 
 def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial",
                          level: float = 0.95, *, shape: str = "non-increasing",
-                         spread: bool = True) -> pd.DataFrame:
+                         spread: bool = True, user=None, above=None) -> pd.DataFrame:
     """The full-ranking metric of the evaluated users, estimated with an interval that
     covers it (module docstring).
 
     Parameters
     ----------
     sampled_ranks : array_like of int
-        r~_u in 1..m_u + 1, one per user.
+        r~ in 1..m + 1, one per positive: its rank among itself and its user's negatives
+        (its position minus the user's positives above it).
     n, m : int or array_like of int
-        Items each held-out item is ranked among in full (n_u) and negatives drawn (m_u):
-        one number for every user, or one per user.
+        Items each positive is ranked among in full (n_u: its user's non-relevant items
+        plus itself) and its user's negatives (m_u): one number for all, or one per positive.
     metrics : str or list of str
         Metric names, e.g. ``"recall@10,ndcg@10"``.
     sampling : {'binomial', 'hypergeometric'}
@@ -60,6 +77,9 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     spread : bool
         Widen by the users' spread (default); ``False`` gives the interval for M(P) itself,
         the validation's ablation.
+    user, above : array_like of int, optional
+        With several positives per user: each positive's user (any labels) and the number of
+        its user's positives above it; default one positive per user.
 
     Returns
     -------
@@ -83,12 +103,10 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
         raise ValueError(f"level must lie in (0, 1), got {level}")
     metrics = parse_metrics(metrics)
     s = np.asarray(sampled_ranks).reshape(-1)
-    if s.size < 2:
-        raise ValueError(f"need at least 2 users for an interval, got {s.size}")
     n_u = np.broadcast_to(np.asarray(n), s.shape)
     m_u = np.broadcast_to(np.asarray(m), s.shape)
     for name, v, lo in (("n", n_u, 2), ("m", m_u, 1)):
-        check_integer(name, int(v.min()), lo)
+        check_integer(name, int(v.min()) if v.size else lo, lo)
         if not np.all(v == np.round(v)):
             raise ValueError(f"{name} must be integers")
     n_u, m_u = n_u.astype(np.int64), m_u.astype(np.int64)
@@ -97,37 +115,92 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
         raise ValueError(f"sampled rank {s[bad]} of user {bad} is not in 1..m+1 = "
                          f"{m_u[bad] + 1}")
     s = s.astype(np.int64)
+    users, k = _users(user, above, s.size)
+    if k.size < 2:
+        raise ValueError(f"need at least 2 users for an interval, got {k.size}")
+    shift = np.zeros(s.size, np.int64) if above is None else np.asarray(above, np.int64)
+    if np.any(shift < 0) or np.any(shift >= k[users]):
+        raise ValueError("above must count the positives of the same user above each one, "
+                         "in 0..k_u - 1")
+    weight = np.ones(s.size)
     cutoffs = [x.k for x in metrics if x.k is not None]
-    a, b = atom_ranges(atom_grid(int(n_u.max()), int(m_u.min()), cutoffs, shape), shape)
-    if n_u.min() == n_u.max() and m_u.min() == m_u.max():
-        counts = np.bincount(s - 1, minlength=int(m_u[0]) + 1).astype(np.float64)
-        seen = counts > 0
-        L = histogram_atoms(int(n_u[0]), int(m_u[0]), sampling, a, b)[seen]
-        counts = counts[seen]
-    else:
-        keys, counts = np.unique(np.stack([s, n_u, m_u]), axis=1, return_counts=True)
-        L = user_atoms(keys[0], keys[1], keys[2], sampling, a, b)
-        counts = counts.astype(np.float64)
+    grid = {x: atom_ranges(atom_grid(int(n_u.max()), int(m_u.min()), cutoffs, x), x)
+            for x in {shape, "none"}}
+    keys, stratum = np.unique(np.stack([np.minimum(shift, STRATA - 1),
+                                        np.minimum(k[users], STRATA)]), axis=1,
+                              return_inverse=True)
+    stratum = stratum.reshape(-1)
+    blocks = [(np.flatnonzero(stratum == x), *grid[shape if keys[0, x] == 0 else "none"])
+              for x in range(keys.shape[1])]
+    Ls, counts = zip(*(_likelihood(s[i], n_u[i], m_u[i], weight[i], sampling, a, b)
+                       for i, a, b in blocks))
+    specs = [(metric.name, [_functional(metric, n_u[i], shift[i], users[i], k, a, b)
+                            for i, a, b in blocks]) for metric in metrics]
     with threadpool_limits(1, user_api="blas"):     # K x K systems: threads only cost
-        return _intervals(L, counts, metrics, n_u, a, b, s.size, level, spread)
+        return _intervals(list(Ls), list(counts), specs, level, spread)
 
 
-def _intervals(L, counts, metrics, n_u, a, b, users, level, spread) -> pd.DataFrame:
-    """The rows of :func:`recommended_interval` from its atoms' likelihoods."""
-    w_mle, _ = mixture_mle(L, counts)
+def _likelihood(s, n_u, m_u, weight, sampling, a, b) -> tuple[np.ndarray, np.ndarray]:
+    """(L, h) of the positives of one block: the atoms' laws of the distinct observations
+    and their summed weights (one n and m for all: the histogram of sampled ranks)."""
+    if n_u.min() == n_u.max() and m_u.min() == m_u.max():
+        counts = np.bincount(s - 1, weights=weight, minlength=int(m_u[0]) + 1)
+        seen = counts > 0
+        return histogram_atoms(int(n_u[0]), int(m_u[0]), sampling, a, b)[seen], counts[seen]
+    keys, rows = np.unique(np.stack([s, n_u, m_u]), axis=1, return_inverse=True)
+    return (user_atoms(keys[0], keys[1], keys[2], sampling, a, b),
+            np.bincount(rows.reshape(-1), weights=weight))
+
+
+def _users(user, above, size) -> tuple[np.ndarray, np.ndarray]:
+    """Each positive's user index 0..U-1 and the positives k_u of each user."""
+    if user is None:
+        if above is not None and np.any(np.asarray(above) != 0):
+            raise ValueError("'above' needs 'user': positives above one come from its user")
+        return np.arange(size), np.ones(size, np.int64)
+    user = np.asarray(user).reshape(-1)
+    if user.size != size or (above is not None and np.asarray(above).size != size):
+        raise ValueError(f"user and above must have one entry per positive ({size})")
+    _, index = np.unique(user, return_inverse=True)
+    index = index.reshape(-1)
+    return index, np.bincount(index)
+
+
+def _functional(metric, n_u, shift, users, k, a, b) -> tuple:
+    """(c, first, second, var_coef) of one block's positives: their part of the users'
+    metric as sum_j w_j c_j, and the per-group first and second moments of their terms with
+    the groups' variance weights (groups of positives sharing their shift and n_u)."""
+    shift = np.zeros_like(shift) if metric.kind == "auc" else shift
+    norm = positive_normaliser(metric, k)[users]
+    U = k.size
+    keys, group = np.unique(np.stack([shift, n_u]), axis=1, return_inverse=True)
+    group = group.reshape(-1)
+    coef = np.bincount(group, weights=norm) / U
+    var_coef = np.bincount(group, weights=norm ** 2) / U ** 2
+    first = np.empty((keys.shape[1], a.size))
+    second = np.empty_like(first)
+    for g, (above, n) in enumerate(keys.T):
+        term = ShiftedMetric(metric.kind, metric.k, int(above)).weights
+        first[g] = atom_metric(term, int(n), a, b)
+        second[g] = atom_metric(lambda size: term(size) ** 2, int(n), a, b)
+    return coef @ first, first, second, var_coef
+
+
+def _intervals(Ls, counts, specs, level, spread) -> pd.DataFrame:
+    """The rows of :func:`recommended_interval` from its blocks' likelihoods and each
+    metric's functional over them."""
+    w_mle = [mixture_mle(L, h)[0] for L, h in zip(Ls, counts)]
     kappa = stats.chi2.ppf(level, 1) / 2
     z = stats.norm.ppf((1 + level) / 2)
     rows = []
-    for metric in metrics:
-        c = atom_metric(metric.weights, n_u, a, b)
-        lo, hi, w_lo, w_hi = profile_range(L, counts, c, kappa, w_mle)
+    for name, parts in specs:
+        lo, hi, w_lo, w_hi = profile_range(Ls, counts, [p[0] for p in parts], kappa, w_mle)
         profile = (lo, hi)
         if spread:
-            c2 = atom_metric(lambda n: metric.weights(n) ** 2, n_u, a, b)
-            sd = [np.sqrt(max(w @ c2 - (w @ c) ** 2, 0.0) / users) for w in (w_lo, w_hi)]
-            weights = metric.weights(int(np.max(n_u)))
-            lo = max(lo - z * sd[0], float(weights.min()))
-            hi = min(hi + z * sd[1], float(weights.max()))
-        rows.append((metric.name, (lo + hi) / 2, lo, hi, *profile))
+            sd = [np.sqrt(max(sum(v @ (second @ wb - (first @ wb) ** 2)
+                                  for (_, first, second, v), wb in zip(parts, ws)), 0.0))
+                  for ws in (w_lo, w_hi)]
+            lo, hi = max(lo - z * sd[0], 0.0), min(hi + z * sd[1], 1.0)
+        rows.append((name, (lo + hi) / 2, lo, hi, *profile))
     return pd.DataFrame(rows, columns=["metric", "value", "ci_low", "ci_high", "profile_low",
                                        "profile_high"])

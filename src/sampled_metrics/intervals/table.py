@@ -104,9 +104,8 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
                       seed: int = 0, max_m: int | None = None) -> pd.DataFrame:
     """:func:`correct` of the long format of positions (a CSV or a DataFrame with columns
     ``user, position, n_nonrelevant, n_negatives``): the recommended row takes each user's
-    own n_u = N_u + 1 and m_u = M_u and needs one positive per user (with several, the
-    default corrections go without it and say so in ``attrs['notes']``; naming it is an
-    error); the corrections are those of
+    own n_u = N_u + 1 and m_u = M_u and its several positives (each at its rank among the
+    user's negatives, position minus the positives above it); the corrections are those of
     :func:`~sampled_metrics.multipositive.longformat.summarise_long`.
 
     Examples
@@ -128,19 +127,11 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     best = None
     if RECOMMENDED in names:
         table = read_positions(path)
-        if np.any(table.k != 1):
-            user = int(np.flatnonzero(table.k != 1)[0])
-            why = (f"the recommended answer needs one positive per user; user {user} has "
-                   f"{int(table.k[user])}")
-            if names != list(DEFAULT_CORRECTIONS):
-                raise ValueError(f"{why} (drop 'recommended' from the corrections for "
-                                 f"several positives)")
-            notes.append(f"{why}: no recommended row")
-        else:
-            best = recommended_interval(table.position, table.n_nonrelevant[table.user] + 1,
-                                        table.n_negatives[table.user],
-                                        [x.name for x in metrics], sampling, level
-                                        ).set_index("metric")
+        best = recommended_interval(table.position - table.above,
+                                    table.n_nonrelevant[table.user] + 1,
+                                    table.n_negatives[table.user],
+                                    [x.name for x in metrics], sampling, level,
+                                    user=table.user, above=table.above).set_index("metric")
     frame = (summarise_long("positions", path, metrics, others, sampling, bootstrap, level,
                             seed, max_m) if others else None)
     for metric in metrics:

@@ -16,7 +16,7 @@ from .lookup import moment_terms
 from .shifted import FIRST_ONLY, ShiftedMetric, shifted_term as _term
 
 __all__ = ["ShiftedMetric", "PositiveTable", "correct_multi_positive", "correct_positives",
-           "multi_positive_metric", "per_user_metric", "DEFAULT_MAX_M"]
+           "multi_positive_metric", "per_user_metric", "positive_normaliser", "DEFAULT_MAX_M"]
 
 #: Sample size above which moment-based corrections use the thinned count (module docstring).
 DEFAULT_MAX_M = 100
@@ -149,7 +149,7 @@ class PositiveTable:
         return cls(ids, position, above, k, N, M, order)
 
 
-def _normaliser(metric: Metric, k: np.ndarray) -> np.ndarray:
+def positive_normaliser(metric: Metric, k: np.ndarray) -> np.ndarray:
     """Per-user factor of the module table for k positives."""
     k = np.asarray(k, dtype=np.float64)
     if metric.kind in ("precision",) + FIRST_ONLY:
@@ -168,7 +168,7 @@ def per_user_metric(table: PositiveTable, metric: Metric, terms: np.ndarray) -> 
     summed over the user's positives, times the metric's factor for k_u positives (the
     module table)."""
     sums = np.bincount(table.user, weights=terms, minlength=table.k.size)
-    return _normaliser(metric, table.k) * sums
+    return positive_normaliser(metric, table.k) * sums
 
 
 def multi_positive_metric(metric, positions, n_nonrelevant) -> np.ndarray:
