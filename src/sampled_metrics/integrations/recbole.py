@@ -252,8 +252,8 @@ class Capture:
         ci_high, covers, users``), plus ``law`` (the sampling law used: ``hypergeometric``
         over the distinct negatives for ``uni<N>``, the weighted draws for ``pop<N>``).
 
-        Uniform sampling takes every correction of ``sampled-metrics correct`` and, with one
-        test positive per user, gives the ``recommended`` row first (its interval covers
+        Uniform sampling takes every correction of ``sampled-metrics correct`` and gives
+        the ``recommended`` row first (its interval covers
         the full-ranking metric); popularity sampling takes ``sampled`` and
         ``weighted_rank_estimate`` (its default).
         """
