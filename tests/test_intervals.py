@@ -17,7 +17,8 @@ from sampled_metrics.intervals.atoms import (atom_grid, atom_metric, atom_ranges
 from sampled_metrics.intervals.profile import certified_max, mixture_mle, profile_range
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.sampling import draw_sampled_ranks
-from sampled_metrics.steps.interval_study import cell_intervals, summary_frame, true_ranks
+from sampled_metrics.steps.interval_study import (cell_intervals, several_positives,
+                                                  summary_frame, true_ranks)
 
 LAWS = ["binomial", "hypergeometric"]
 
@@ -166,26 +167,6 @@ def test_long_format_takes_each_users_own_n():
     assert table.ci_low[0] <= (r <= 10).mean() <= table.ci_high[0]
 
 
-def several_positives(shape, users, n, m, law, rng):
-    """Users with 1-4 positives sharing their m negatives: (long-format frame, each user's
-    exact metric function)."""
-    k = rng.integers(1, 5, users)
-    user = np.repeat(np.arange(users), k)
-    r = true_ranks(shape, np.full(user.size, n), rng)        # rank among non-relevant + itself
-    order = np.lexsort((np.arange(user.size), r, user))
-    above = np.empty(user.size, np.int64)
-    above[order] = np.arange(user.size) - np.repeat(np.cumsum(k) - k, k)
-    position = np.empty(user.size, np.int64)
-    for u in range(users):
-        rows = np.flatnonzero(user == u)
-        negatives = (rng.choice(n - 1, m, replace=False) if law == "hypergeometric"
-                     else rng.integers(0, n - 1, m)) + 1      # non-relevant ranks 1..n-1
-        position[rows] = 1 + (negatives[None, :] < r[rows, None]).sum(axis=1) + above[rows]
-    frame = pd.DataFrame({"user": user, "position": position, "n_nonrelevant": n - 1,
-                          "n_negatives": m})
-    return frame, (r + above, user)
-
-
 @pytest.mark.parametrize("law", LAWS)
 def test_several_positives_per_user_are_covered(law):
     """Users with 1-4 positives sharing their negatives: the recommended interval of the
@@ -196,7 +177,7 @@ def test_several_positives_per_user_are_covered(law):
     for seed in range(5):
         for shape in ("ml1m", "sharp"):
             rng = np.random.default_rng([seed, 11])
-            frame, (full, user) = several_positives(shape, 1500, 1000, 50, law, rng)
+            frame, full, user = several_positives(shape, 1500, 1000, 50, law, rng)
             table = correct_positions(frame, list(hits), ["recommended"], sampling=law)
             positions = [full[user == u] for u in range(1500)]
             for row in table.itertuples():

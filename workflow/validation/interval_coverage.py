@@ -24,6 +24,8 @@ parser.add_argument("--shapes", default=",".join(SHAPES))
 parser.add_argument("--draws", type=int, default=3, help="independent draws per cell")
 parser.add_argument("--per-user-n", type=numbers, default=[3706],
                     help="the n whose cells also run with one n_u per user")
+parser.add_argument("--several-n", type=numbers, default=[3706],
+                    help="the n whose cells also run with 1-4 positives per user")
 parser.add_argument("--users", type=int, default=6040)
 parser.add_argument("--bootstrap", type=int, default=100)
 parser.add_argument("--seed", type=int, default=0)
@@ -32,6 +34,6 @@ parser.add_argument("--out", default="results/validation/interval_coverage")
 args = parser.parse_args()
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 cells = grid_cells(args.n, args.m, args.sampling.split(","), args.shapes.split(","),
-                   args.draws, args.per_user_n)
+                   args.draws, args.per_user_n, args.several_n)
 print(validation(cells, args.out, users=args.users, bootstrap=args.bootstrap, seed=args.seed,
                  processes=args.processes).to_string())

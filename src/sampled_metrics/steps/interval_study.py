@@ -18,7 +18,10 @@ positive per user HR@10 is Recall@10 and MRR@k is AP@k. Methods (``METHODS``):
 
 A cell with ``pool = per_user`` gives each user its own n_u = n - Uniform{0..n/10} (the
 items outside its training set, as an evaluator that samples from them has); only
-``recommended`` and ``profile``, which take one n per user, are run there. The shape ``rising`` is outside
+``recommended`` and ``profile``, which take one n per user, are run there. A cell with
+``pool = several`` gives each user 1-4 positives (each rank drawn from the shape) sharing
+its m negatives (:func:`several_positives`); the truth is the several-positives metric
+(:mod:`sampled_metrics.multipositive`), and only ``recommended`` and ``profile`` apply. The shape ``rising`` is outside
 the non-increasing family (a bump of mass deep in the ranking): it says what happens when the
 recommended interval's assumption fails.
 """
@@ -35,6 +38,7 @@ from ..estimators.dispatch import estimate_batches, estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
 from ..intervals import recommended_interval
 from ..metrics import parse_metric
+from ..multipositive.positives import multi_positive_metric
 from ..parallel import map_items
 from ..resampling import bootstrap_histograms, percentile_interval
 from ..sampling import draw_sampled_ranks
@@ -85,12 +89,14 @@ def true_ranks(shape: str, n_u: np.ndarray, rng: np.random.Generator) -> np.ndar
     return np.clip(np.ceil(u * n_u), 1, n_u).astype(np.int64)
 
 
-def grid_cells(ns, ms, samplings, shapes, draws: int, per_user_n=()) -> list[dict]:
+def grid_cells(ns, ms, samplings, shapes, draws: int, per_user_n=(), several_n=()) -> list[dict]:
     """Every (shape, n, m, law, pool, draw) with m < n; ``per_user_n``: the n of the cells
-    that also run with one n_u per user."""
+    that also run with one n_u per user, ``several_n`` with several positives per user."""
     cells = []
     for n in ns:
-        for pool in ("common", "per_user") if n in per_user_n else ("common",):
+        pools = (["common"] + (["per_user"] if n in per_user_n else [])
+                 + (["several"] if n in several_n else []))
+        for pool in pools:
             for m in ms:
                 for sampling in samplings:
                     for shape in shapes:
@@ -105,6 +111,8 @@ def cell_intervals(cell: dict, users: int, bootstrap: int, seed: int) -> pd.Data
            cell["sampling"] == "binomial", cell["pool"] == "per_user", cell["draw"]]
     rng = np.random.default_rng(key)
     n, m, sampling = cell["n"], cell["m"], cell["sampling"]
+    if cell["pool"] == "several":
+        return _several_cell(cell, users, rng)
     n_u = np.full(users, n, dtype=np.int64)
     if cell["pool"] == "per_user":
         n_u -= rng.integers(0, n // 10 + 1, users)
@@ -144,6 +152,61 @@ def cell_intervals(cell: dict, users: int, bootstrap: int, seed: int) -> pd.Data
     return frame[COLUMNS]
 
 
+def several_positives(shape: str, users: int, n: int, m: int, sampling: str,
+                      rng: np.random.Generator) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Users with 1-4 positives, each ranked r_i ~ ``shape`` among the n - 1 non-relevant
+    items and itself, sharing the user's m negatives drawn from those n - 1 (with or
+    without replacement): the long format (``user, position, n_nonrelevant, n_negatives``),
+    each positive's full position r_i + a_i and its user."""
+    k = rng.integers(1, 5, users)
+    user = np.repeat(np.arange(users), k)
+    r = true_ranks(shape, np.full(user.size, n), rng)
+    order = np.lexsort((np.arange(user.size), r, user))
+    above = np.empty(user.size, np.int64)
+    above[order] = np.arange(user.size) - np.repeat(np.cumsum(k) - k, k)
+    if sampling == "hypergeometric":
+        negatives = np.argsort(rng.random((users, n - 1)), axis=1)[:, :m] + 1
+    else:
+        negatives = rng.integers(1, n, (users, m))
+    negatives.sort(axis=1)
+    below_r = np.array([np.searchsorted(negatives[u], r_i) for u, r_i in zip(user, r)])
+    frame = pd.DataFrame({"user": user, "position": 1 + below_r + above,
+                          "n_nonrelevant": n - 1, "n_negatives": m})
+    return frame, r + above, user
+
+
+def _several_cell(cell, users, rng) -> pd.DataFrame:
+    """:func:`cell_intervals` of a cell with several positives per user."""
+    frame, full, user = several_positives(cell["shape"], users, cell["n"], cell["m"],
+                                          cell["sampling"], rng)
+    positions = np.split(full[np.argsort(user, kind="stable")], np.cumsum(np.bincount(user))[:-1])
+    rows = []
+    out = recommended_interval(frame.position - _above(frame), cell["n"], cell["m"],
+                               list(METRICS), cell["sampling"], user=frame.user,
+                               above=_above(frame))
+    for row in out.itertuples():
+        truth = float(multi_positive_metric(row.metric, positions,
+                                            np.full(users, cell["n"] - 1)).mean())
+        rows.append({**cell, "metric": row.metric, "method": "recommended", "value": row.value,
+                     "low": row.ci_low, "high": row.ci_high, "truth": truth})
+        rows.append({**cell, "metric": row.metric, "method": "profile",
+                     "value": (row.profile_low + row.profile_high) / 2,
+                     "low": row.profile_low, "high": row.profile_high, "truth": truth})
+    out = pd.DataFrame(rows)
+    out["contains"] = (out["low"] <= out["truth"]) & (out["truth"] <= out["high"])
+    out["width"] = out["high"] - out["low"]
+    return out[COLUMNS]
+
+
+def _above(frame: pd.DataFrame) -> np.ndarray:
+    """Each positive's count of its user's positives at smaller positions."""
+    order = np.lexsort((frame.position.to_numpy(), frame.user.to_numpy()))
+    counts = np.bincount(frame.user.to_numpy())
+    above = np.empty(len(frame), np.int64)
+    above[order] = np.arange(len(frame)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return above
+
+
 def _cell(cell, users, bootstrap, seed):
     log.info("cell %s", " ".join(f"{k}={v}" for k, v in cell.items()))
     return cell_intervals(cell, users, bootstrap, seed)
@@ -158,11 +221,13 @@ def coverage_frame(cells, *, users: int = 6040, bootstrap: int = 100, seed: int 
 
 def summary_frame(per_cell: pd.DataFrame) -> pd.DataFrame:
     """Per (group, method, metric): cells, share of intervals containing the truth and
-    median width. Groups: ``all`` (every non-increasing shape), ``common-n`` and
-    ``per-user-n`` (its two pools), then each shape on its own (``rising`` is only there)."""
+    median width. Groups: ``all`` (every non-increasing shape), ``common-n``,
+    ``per-user-n`` and ``several`` (its pools), then each shape on its own (``rising`` is
+    only there)."""
     inside = per_cell["shape"] != "rising"
     groups = [("all", inside), ("common-n", inside & (per_cell["pool"] == "common")),
-              ("per-user-n", inside & (per_cell["pool"] == "per_user"))]
+              ("per-user-n", inside & (per_cell["pool"] == "per_user")),
+              ("several", inside & (per_cell["pool"] == "several"))]
     groups += [(shape, per_cell["shape"] == shape) for shape in SHAPES]
     frames = []
     for group, keep in groups:
