@@ -51,7 +51,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..checks import check_bootstrap_draws
 from ..intervals import DEFAULT_CORRECTIONS, correct_positions
 from ..intervals.table import correction_names
 from ..metrics import parse_metrics
@@ -265,7 +264,6 @@ class Capture:
             corrections = (("sampled", "weighted_rank_estimate")
                            if corrections == DEFAULT_CORRECTIONS
                            else correction_names(corrections))
-            check_bootstrap_draws("bootstrap", bootstrap, level)
             frame = summarise_long("draws", self.draws_frame(evaluation), metrics, corrections,
                                    bootstrap=bootstrap, level=level, seed=seed)
         else:

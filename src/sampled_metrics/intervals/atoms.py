@@ -15,11 +15,10 @@ M(r). The grid k (:func:`atom_grid`) is spaced by the width of p(. | r).
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from ..checks import check_allocation
 from ..estimators.histogram import mixture_matrix
-from ..sampling import check_nm, check_sampling, log_rank_pmf
+from ..sampling import check_nm, check_sampling, log_rank_pmf_at
 
 __all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms", "atom_metric"]
 
@@ -145,23 +144,10 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
 
 
 def _law_columns(sampled_ranks, n: int, m: int, sampling: str) -> np.ndarray:
-    """The n x U matrix p(r~_u | r), r = 1..n, for the users' sampled ranks, both laws in
-    closed form: binomial, and hypergeometric, r~ - 1 of the m drawn among the n - 1 other
-    items of which r - 1 are above, C(r-1, k) C(n-r, m-k) / C(n-1, m) with k = r~ - 1."""
+    """The n x U matrix p(r~_u | r), r = 1..n, for the users' sampled ranks."""
     r = np.arange(1, n + 1, dtype=np.float64)[:, None]
     k = np.asarray(sampled_ranks, dtype=np.float64)[None, :] - 1
-    if sampling == "binomial":
-        return np.exp(log_rank_pmf(r, k, n, m, sampling))
-    with np.errstate(invalid="ignore"):
-        log_p = _log_choose(r - 1, k) + _log_choose(n - r, m - k) - _log_choose(n - 1, m)
-    return np.where(np.isfinite(log_p), np.exp(log_p), 0.0)
-
-
-def _log_choose(a, b):
-    """log C(a, b), -inf where b < 0 or b > a."""
-    a, b = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64))
-    out = special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
-    return np.where((b >= 0) & (b <= a), out, -np.inf)
+    return np.exp(log_rank_pmf_at(r, k, n, m, sampling))
 
 
 def atom_metric(weights, n_u, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -122,7 +122,6 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     if np.any(shift < 0) or np.any(shift >= k[users]):
         raise ValueError("above must count the positives of the same user above each one, "
                          "in 0..k_u - 1")
-    weight = np.ones(s.size)
     cutoffs = [x.k for x in metrics if x.k is not None]
     grid = {x: atom_ranges(atom_grid(int(n_u.max()), int(m_u.min()), cutoffs, x), x)
             for x in {shape, "none"}}
@@ -132,7 +131,7 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     stratum = stratum.reshape(-1)
     blocks = [(np.flatnonzero(stratum == x), *grid[shape if keys[0, x] == 0 else "none"])
               for x in range(keys.shape[1])]
-    Ls, counts = zip(*(_likelihood(s[i], n_u[i], m_u[i], weight[i], sampling, a, b)
+    Ls, counts = zip(*(_likelihood(s[i], n_u[i], m_u[i], sampling, a, b)
                        for i, a, b in blocks))
     specs = [(metric.name, [_functional(metric, n_u[i], shift[i], users[i], k, a, b)
                             for i, a, b in blocks]) for metric in metrics]
@@ -140,16 +139,16 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
         return _intervals(list(Ls), list(counts), specs, level, spread)
 
 
-def _likelihood(s, n_u, m_u, weight, sampling, a, b) -> tuple[np.ndarray, np.ndarray]:
+def _likelihood(s, n_u, m_u, sampling, a, b) -> tuple[np.ndarray, np.ndarray]:
     """(L, h) of the positives of one block: the atoms' laws of the distinct observations
-    and their summed weights (one n and m for all: the histogram of sampled ranks)."""
+    and their counts (one n and m for all: the histogram of sampled ranks)."""
     if n_u.min() == n_u.max() and m_u.min() == m_u.max():
-        counts = np.bincount(s - 1, weights=weight, minlength=int(m_u[0]) + 1)
+        counts = np.bincount(s - 1, minlength=int(m_u[0]) + 1).astype(np.float64)
         seen = counts > 0
         return histogram_atoms(int(n_u[0]), int(m_u[0]), sampling, a, b)[seen], counts[seen]
-    keys, rows = np.unique(np.stack([s, n_u, m_u]), axis=1, return_inverse=True)
+    keys, counts = np.unique(np.stack([s, n_u, m_u]), axis=1, return_counts=True)
     return (user_atoms(keys[0], keys[1], keys[2], sampling, a, b),
-            np.bincount(rows.reshape(-1), weights=weight))
+            counts.astype(np.float64))
 
 
 def _users(user, above, size) -> tuple[np.ndarray, np.ndarray]:

@@ -119,21 +119,20 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     >>> correct_positions(frame, "recall@10", ["recommended", "sampled"]).correction.tolist()
     ['recommended', 'sampled']
     """
-    bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
+    check_bootstrap_draws("bootstrap", bootstrap, level)
     metrics = parse_metrics(metrics)
     names = correction_names(corrections)
     others = [x for x in names if x != RECOMMENDED]
-    rows, notes = [], []
-    best = None
+    rows, best = [], None
+    table = read_positions(path)
     if RECOMMENDED in names:
-        table = read_positions(path)
         best = recommended_interval(table.position - table.above,
                                     table.n_nonrelevant[table.user] + 1,
                                     table.n_negatives[table.user],
                                     [x.name for x in metrics], sampling, level,
                                     user=table.user, above=table.above).set_index("metric")
     frame = (summarise_long("positions", path, metrics, others, sampling, bootstrap, level,
-                            seed, max_m) if others else None)
+                            seed, max_m, table=table) if others else None)
     for metric in metrics:
         if best is not None:
             rows.append(_recommended_row(metric.name, best.loc[metric.name],
@@ -142,7 +141,7 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
             for row in frame[frame["metric"] == metric.name].itertuples():
                 rows.append((row.metric, row.correction, row.value, row.std_error,
                              row.ci_low, row.ci_high, COVERS_NOISE, row.users))
-    return _table(rows, notes)
+    return _table(rows)
 
 
 def correction_names(corrections) -> list[str]:
@@ -163,8 +162,7 @@ def _recommended_row(metric: str, row, users: int) -> tuple:
             COVERS_FULL, users)
 
 
-def _table(rows, notes=()) -> pd.DataFrame:
+def _table(rows) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=COLUMNS)
-    table.attrs["notes"] = [*notes, *([NOISE_NOTE] if (table["covers"] == COVERS_NOISE).any()
-                                      else [])]
+    table.attrs["notes"] = [NOISE_NOTE] if (table["covers"] == COVERS_NOISE).any() else []
     return table

@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..checks import check_bootstrap_draws
 from ..corrections.vectors import correction_label
 from ..metrics import parse_metrics
 from ..resampling import bootstrap_means, percentile_interval
@@ -41,7 +42,7 @@ from .positives import DEFAULT_MAX_M, PositiveTable, correct_positives
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "long_format", "read_positions", "read_draws",
-           "correct_long_csv", "summarise_long"]
+           "summarise_long"]
 
 POSITION_COLUMNS = ("user", "position", "n_nonrelevant", "n_negatives")
 DRAW_COLUMNS = ("user", "position", "n_nonrelevant", "above", "prob")
@@ -128,20 +129,15 @@ def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
     return table, estimate[table.order]
 
 
-def correct_long_csv(path, metrics, corrections, sampling: str = "binomial",
-                     bootstrap: int = 1000, level: float = 0.95, seed: int = 0,
-                     max_m: int | None = None) -> pd.DataFrame:
-    """Per metric x correction: mean over users, its standard error and a percentile
-    bootstrap interval over users (the ``correct`` command's table)."""
-    return summarise_long(long_format(path), path, metrics, corrections, sampling, bootstrap,
-                          level, seed, max_m)
-
-
 def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
                    bootstrap: int = 1000, level: float = 0.95, seed: int = 0,
-                   max_m: int | None = None) -> pd.DataFrame:
-    """:func:`correct_long_csv` of a file or DataFrame ``path`` in the format ``kind``
-    ('positions' or 'draws', see :func:`long_format`)."""
+                   max_m: int | None = None, *, table: PositiveTable | None = None
+                   ) -> pd.DataFrame:
+    """Per metric x correction of a file or DataFrame ``path`` in the format ``kind``
+    ('positions' or 'draws', see :func:`long_format`): mean over users, its standard error
+    and a percentile bootstrap interval over users (the corrections' rows of the
+    ``correct`` command). ``table``: the positions already read from ``path``."""
+    bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     metrics = parse_metrics(metrics)
     corrections = list(corrections)
     if kind == "draws":
@@ -159,7 +155,7 @@ def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
                         (metric.name, "sampled")] if correction == "sampled" else
                     _weighted(metric, table, estimate))
     elif kind == "positions":
-        table = read_positions(path)
+        table = read_positions(path) if table is None else table
         labels = [correction_label(x) for x in corrections]
         columns = correct_positives(table, metrics, labels, sampling,
                                    max_m=max_m or DEFAULT_MAX_M)

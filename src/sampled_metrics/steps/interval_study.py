@@ -38,6 +38,7 @@ from ..estimators.dispatch import estimate_batches, estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
 from ..intervals import recommended_interval
 from ..metrics import parse_metric
+from ..multipositive.longformat import read_positions
 from ..multipositive.positives import multi_positive_metric
 from ..parallel import map_items
 from ..resampling import bootstrap_histograms, percentile_interval
@@ -111,21 +112,31 @@ def cell_intervals(cell: dict, users: int, bootstrap: int, seed: int) -> pd.Data
            cell["sampling"] == "binomial", cell["pool"] == "per_user", cell["draw"]]
     rng = np.random.default_rng(key)
     n, m, sampling = cell["n"], cell["m"], cell["sampling"]
+    positives = {}
     if cell["pool"] == "several":
-        return _several_cell(cell, users, rng)
-    n_u = np.full(users, n, dtype=np.int64)
-    if cell["pool"] == "per_user":
-        n_u -= rng.integers(0, n // 10 + 1, users)
-    r = true_ranks(cell["shape"], n_u, rng)
-    s = draw_sampled_ranks(r, n_u, m, sampling, rng=rng)
-    truth = {x: float(parse_metric(x)(r, n_u).mean()) for x in METRICS}
+        frame, full, user = several_positives(cell["shape"], users, n, m, sampling, rng)
+        table = read_positions(frame)
+        s, n_u = table.position - table.above, n
+        positives = {"user": table.user, "above": table.above}
+        positions = np.split(full[np.argsort(user, kind="stable")],
+                             np.cumsum(np.bincount(user))[:-1])
+        truth = {x: float(multi_positive_metric(x, positions, np.full(users, n - 1)).mean())
+                 for x in METRICS}
+    else:
+        n_u = np.full(users, n, dtype=np.int64)
+        if cell["pool"] == "per_user":
+            n_u -= rng.integers(0, n // 10 + 1, users)
+        r = true_ranks(cell["shape"], n_u, rng)
+        s = draw_sampled_ranks(r, n_u, m, sampling, rng=rng)
+        truth = {x: float(parse_metric(x)(r, n_u).mean()) for x in METRICS}
     rows = []
 
     def add(method, metric, value, low, high):
         rows.append({**cell, "metric": metric, "method": method, "value": value, "low": low,
                      "high": high, "truth": truth[metric]})
 
-    for row in recommended_interval(s, n_u, m, list(METRICS), sampling).itertuples():
+    for row in recommended_interval(s, n_u, m, list(METRICS), sampling,
+                                    **positives).itertuples():
         add("recommended", row.metric, row.value, row.ci_low, row.ci_high)
         add("profile", row.metric, (row.profile_low + row.profile_high) / 2, row.profile_low,
             row.profile_high)
@@ -173,38 +184,6 @@ def several_positives(shape: str, users: int, n: int, m: int, sampling: str,
     frame = pd.DataFrame({"user": user, "position": 1 + below_r + above,
                           "n_nonrelevant": n - 1, "n_negatives": m})
     return frame, r + above, user
-
-
-def _several_cell(cell, users, rng) -> pd.DataFrame:
-    """:func:`cell_intervals` of a cell with several positives per user."""
-    frame, full, user = several_positives(cell["shape"], users, cell["n"], cell["m"],
-                                          cell["sampling"], rng)
-    positions = np.split(full[np.argsort(user, kind="stable")], np.cumsum(np.bincount(user))[:-1])
-    rows = []
-    out = recommended_interval(frame.position - _above(frame), cell["n"], cell["m"],
-                               list(METRICS), cell["sampling"], user=frame.user,
-                               above=_above(frame))
-    for row in out.itertuples():
-        truth = float(multi_positive_metric(row.metric, positions,
-                                            np.full(users, cell["n"] - 1)).mean())
-        rows.append({**cell, "metric": row.metric, "method": "recommended", "value": row.value,
-                     "low": row.ci_low, "high": row.ci_high, "truth": truth})
-        rows.append({**cell, "metric": row.metric, "method": "profile",
-                     "value": (row.profile_low + row.profile_high) / 2,
-                     "low": row.profile_low, "high": row.profile_high, "truth": truth})
-    out = pd.DataFrame(rows)
-    out["contains"] = (out["low"] <= out["truth"]) & (out["truth"] <= out["high"])
-    out["width"] = out["high"] - out["low"]
-    return out[COLUMNS]
-
-
-def _above(frame: pd.DataFrame) -> np.ndarray:
-    """Each positive's count of its user's positives at smaller positions."""
-    order = np.lexsort((frame.position.to_numpy(), frame.user.to_numpy()))
-    counts = np.bincount(frame.user.to_numpy())
-    above = np.empty(len(frame), np.int64)
-    above[order] = np.arange(len(frame)) - np.repeat(np.cumsum(counts) - counts, counts)
-    return above
 
 
 def _cell(cell, users, bootstrap, seed):
