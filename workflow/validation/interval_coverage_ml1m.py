@@ -1,8 +1,9 @@
-"""The recommended interval on the ML-1M study's recommenders, whose exact ranks are known
-(sampled_metrics.steps.interval_models; needs the workflow's rank files).
+"""The recommended interval on the ML-1M study's recommenders and a sequential one, whose
+exact ranks are known (sampled_metrics.steps.interval_models; needs their rank files).
 
     snakemake --cores all results/ml-1m/ranks/{X,Y,Z,EASE,NeuMF,MultiVAE}.npz \
         results/ml-1m-all/ranks/{X,Z,EASE,NeuMF,MultiVAE}.npz
+    python workflow/validation/sequential_ranks.py --archive ml-1m.zip
     python workflow/validation/interval_coverage_ml1m.py    # -> results/validation/interval_models.*
 
 (add the dataset's local archive config, e.g. config/offline.yaml, to the snakemake line).
@@ -17,7 +18,7 @@ from pathlib import Path
 from sampled_metrics.steps.interval_models import validation
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-parser.add_argument("--ranks-dirs", default="results/ml-1m/ranks,results/ml-1m-all/ranks")
+parser.add_argument("--ranks-dirs", default="results/ml-1m/ranks,results/ml-1m-all/ranks,results/ml-1m-sequential/ranks")
 parser.add_argument("--m", default="100,99", help="sample sizes, in order of preference")
 parser.add_argument("--repeats", type=int, default=100)
 parser.add_argument("--processes", type=int, default=2)

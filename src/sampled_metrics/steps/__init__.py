@@ -12,5 +12,8 @@ module         artefacts
 ``jin``        Jin et al.: per-repeat P(R) estimates, their Tables 2 and 4, Figures 2-3
 ``compare_study``   validation of ``compare`` against exact ranks (confident-and-wrong counts)
 ``adaptive_study``  adaptive sampling and MN beside KDD'20 / Jin at equal sampled items
+``interval_study``  coverage and width of the intervals over a grid of known-truth cells
+``interval_models`` the recommended interval on rank files whose exact ranks are known
+``sequential_ranks`` the rank file of a sequential recommender (Markov chain), for the above
 =============  ==========================================================================
 """

@@ -24,7 +24,7 @@ __all__ = ["METRICS", "model_frame", "model_summary", "validation"]
 
 log = logging.getLogger(__name__)
 
-METRICS = ("recall@10", "ndcg@10")
+METRICS = ("recall@10", "ndcg@10", "ap")
 COLUMNS = ["dataset", "recommender", "m", "repeat", "metric", "value", "low", "high",
            "exact", "contains", "width"]
 
