@@ -9,8 +9,8 @@ from ..corrections.vectors import correction_label
 from ..intervals import DEFAULT_CORRECTIONS, RECOMMENDED, correct, correct_positions
 from ..metrics import METRIC_NAMES
 from ..multipositive.longformat import long_format, summarise_long
-from .inputs import add_input_options, check_bootstrap, read_sampled_ranks, resolve_inputs, \
-    split_names
+from .inputs import add_evaluator_option, add_input_options, apply_evaluator, \
+    check_bootstrap, read_sampled_ranks, resolve_inputs, split_names
 
 __all__ = ["add_parser", "run", "DEFAULT"]
 
@@ -45,6 +45,7 @@ def add_parser(sub) -> None:
                         "minimal_bias, cls, bv_<gamma> or bv with --gamma; default %(default)s")
     p.add_argument("--gamma", type=float, help="gamma in [0, 1] for the correction 'bv' (eq. 24)")
     add_input_options(p, bootstrap=1000)
+    add_evaluator_option(p)
     p.add_argument("--max-m", type=int, help="long-format CSV: users with more than this "
                    "many negatives get CLS/BV of a thinned list of this size (default 100)")
     p.add_argument("--format", choices=("table", "csv"), default="table",
@@ -54,7 +55,9 @@ def add_parser(sub) -> None:
 
 def run(args) -> pd.DataFrame:
     """The table of ``correct``: per metric, the recommended row, then one per correction."""
-    if args.column is None and long_format(args.ranks):
+    long = args.column is None and long_format(args.ranks) is not None
+    apply_evaluator(args, long)
+    if long:
         return _correct_long(args)
     if args.max_m is not None:
         raise ValueError("--max-m only applies to a long-format CSV of positives")

@@ -10,12 +10,13 @@ import numpy as np
 
 from ..checks import check_bootstrap_draws
 from ..evaluation.rankfile import read_rank_file
+from ..evaluators import evaluator_names, get_evaluator
 from ..sampling import SAMPLING_LAWS, check_nm
 from ..textfile import read_integers
 
 __all__ = ["read_sampled_ranks", "file_m", "resolve_inputs", "split_names",
            "check_bootstrap", "check_processes",
-           "read_prior", "add_input_options"]
+           "read_prior", "add_input_options", "add_evaluator_option", "apply_evaluator"]
 
 
 def read_sampled_ranks(path, m: int | None, column: str | None = None,
@@ -140,3 +141,34 @@ def add_input_options(p, bootstrap: int) -> None:
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of the interval (default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
+
+
+def add_evaluator_option(p) -> None:
+    """``--evaluator NAME``: the evaluator whose law the ranks follow."""
+    p.add_argument("--evaluator", help="the evaluator that drew the negatives, which sets "
+                   "the sampling law (and m, unless given): one of "
+                   f"{', '.join(evaluator_names())} (sampled-metrics evaluators)")
+
+
+def apply_evaluator(args, long: bool) -> None:
+    """Set ``args.sampling`` (and ``args.m`` for plain ranks) from ``--evaluator``; a
+    one-line ValueError where its law cannot be corrected, where plain ranks cannot carry
+    it (self-draws, collapsed duplicates: give the long format of from_scores) or where
+    --sampling contradicts it."""
+    if args.evaluator is None:
+        return
+    e = get_evaluator(args.evaluator)
+    if e.sampling is None:
+        raise ValueError(f"--evaluator {e.name}: {e.refused}")
+    if args.sampling is not None and args.sampling != e.sampling:
+        raise ValueError(f"--evaluator {e.name} gives rows of the {e.sampling} law, but "
+                         f"--sampling is {args.sampling}")
+    if not long and (e.self_draw != "never" or e.duplicates == "collapsed"):
+        what = ("can draw the positive itself" if e.self_draw != "never" else
+                "collapses duplicates")
+        raise ValueError(f"--evaluator {e.name} {what}: its reported ranks follow no "
+                         f"binomial or hypergeometric law; give the long-format CSV "
+                         f"from_scores writes (user,position,n_nonrelevant,n_negatives)")
+    args.sampling = e.sampling
+    if not long and args.m is None and not str(args.ranks).endswith(".npz"):
+        args.m = e.negatives

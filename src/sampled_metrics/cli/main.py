@@ -1,4 +1,4 @@
-"""Command line: ``sampled-metrics correct | estimate | plan | compare | bound``: the parser,
+"""Command line: ``sampled-metrics correct | estimate | plan | compare | bound | evaluators``: the parser,
 with one sub-command per module of this package, and the entry point that runs one and prints
 its table (see ``--help`` of each)."""
 from __future__ import annotations
@@ -11,12 +11,12 @@ from threadpoolctl import threadpool_limits
 
 from ..corrections.vectors import UnboundedCorrectionWarning
 from ..logs import cli_logging
-from . import bound, compare, correct, estimate, plan
+from . import bound, compare, correct, estimate, evaluators, plan
 
 __all__ = ["build_parser", "main"]
 
 #: The sub-commands in the order ``--help`` lists them.
-COMMANDS = (correct, estimate, plan, compare, bound)
+COMMANDS = (correct, estimate, plan, compare, bound, evaluators)
 
 
 class _Parser(argparse.ArgumentParser):
