@@ -242,3 +242,43 @@ def test_evaluators_command_lists_every_entry(capsys):
     assert "HR@10" in out and "hit@10" in out
     code, _, err = run_cli(capsys, "evaluators", "sas")
     assert code == 2 and "unknown evaluator 'sas'" in err
+
+
+def test_the_api_takes_the_evaluator_where_the_command_line_does():
+    from sampled_metrics import correct, from_scores as top_level
+    from sampled_metrics.intervals import correct_positions
+    assert top_level is from_scores
+    rng = np.random.default_rng(3)
+    N = 1000
+    x = np.minimum(rng.geometric(0.01, 1500) - 1, N)
+    ids = _distinct(rng, 1, N + 1, x.size, 99)
+    ranks = 1 + (ids <= x[:, None]).sum(1)               # ReChorus' >= with distinct scores
+    table = correct(ranks, N + 1, 99, "recall@10", ["recommended", "sampled"],
+                    evaluator="rechorus", bootstrap=0)
+    truth = parse_metric("recall@10").mean(x + 1, N + 1)
+    best = table.set_index("correction").loc["recommended"]
+    assert best.ci_low <= truth <= best.ci_high
+    with pytest.raises(ValueError, match="evaluator 'sasrec' can draw the positive itself"):
+        correct(ranks, N + 1, 99, "recall@10", evaluator="sasrec")
+    with pytest.raises(ValueError, match="evaluator 'recbole-pop': popularity"):
+        correct(ranks, N + 1, 99, "recall@10", evaluator="recbole-pop")
+    frame = pd.DataFrame({"user": range(x.size), "position": ranks, "n_nonrelevant": N,
+                          "n_negatives": 99})
+    same = correct_positions(frame, "recall@10", ["recommended"], evaluator="rechorus")
+    assert same.loc[0, "ci_low"] == pytest.approx(best.ci_low, rel=1e-9)
+
+
+def test_correct_refuses_an_evaluator_that_contradicts_the_options(tmp_path, capsys):
+    path = tmp_path / "ranks.txt"
+    path.write_text("1\n5\n30\n")
+    code, _, err = run_cli(capsys, "correct", "--ranks", str(path), "--n", "500",
+                           "--evaluator", "sasrec")
+    assert code == 2 and "--evaluator 'sasrec' can draw the positive itself" in err
+    code, _, err = run_cli(capsys, "correct", "--ranks", str(path), "--n", "500",
+                           "--evaluator", "rechorus", "--sampling", "binomial")
+    assert code == 2 and "--evaluator rechorus gives ranks of the hypergeometric law" in err
+    code, out, err = run_cli(capsys, "correct", "--ranks", str(path), "--n", "500",
+                             "--evaluator", "elliot", "--correction", "sampled",
+                             "--bootstrap", "0", "--metric", "recall@10", "--format", "csv")
+    assert code == 0, err                 # m = Elliot's own 100 when --m is not given
+    assert "recall@10,sampled,0.666667" in out   # ranks 1 and 5 of 3 in the top 10

@@ -252,9 +252,10 @@ def test_model_validation_reads_rank_files(tmp_path):
         toy_rank_file(exact, 500, m, rng, repeats=3, recommender=name).write(path)
         paths[("toy", name)] = str(path)
     summary = validation(paths, [40, 30], tmp_path / "out", repeats=range(3))
-    assert summary.m.tolist() == [30, 30, 40, 40] and summary.repeats.eq(3).all()
+    # three metrics (recall@10, ndcg@10, ap) per file, each at the first size it holds
+    assert summary.m.tolist() == [30] * 3 + [40] * 3 and summary.repeats.eq(3).all()
     per = pd.read_csv(tmp_path / "out_per_repeat.csv")
-    assert len(per) == 12
+    assert len(per) == 18
     recall = per[(per.recommender == "A") & (per.metric == "recall@10")]
     assert np.allclose(recall.exact, (exact <= 10).mean())
     assert recall.contains.all()

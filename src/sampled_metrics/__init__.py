@@ -44,6 +44,11 @@ from .intervals import correct
 
 __all__ += ["correct"]
 
+# The scores an evaluator ranked (SASRec, NCF, ReChorus, ...) -> the long format `correct` reads
+from .evaluators import from_scores
+
+__all__ += ["from_scores"]
+
 # What a published sampled value says about the full-ranking metric (exact LP bounds)
 from .bounds import bound_full_metric, bound_full_metrics
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..checks import check_bootstrap_draws
 from ..evaluation.rankfile import read_rank_file
-from ..evaluators import evaluator_names, get_evaluator
+from ..evaluators import evaluator_names, evaluator_sampling, get_evaluator
 from ..sampling import SAMPLING_LAWS, check_nm
 from ..textfile import read_integers
 
@@ -151,24 +151,19 @@ def add_evaluator_option(p) -> None:
 
 
 def apply_evaluator(args, long: bool) -> None:
-    """Set ``args.sampling`` (and ``args.m`` for plain ranks) from ``--evaluator``; a
-    one-line ValueError where its law cannot be corrected, where plain ranks cannot carry
-    it (self-draws, collapsed duplicates: give the long format of from_scores) or where
-    --sampling contradicts it."""
+    """Set ``args.sampling`` (and ``args.m`` for plain ranks) from ``--evaluator``
+    (:func:`~sampled_metrics.evaluators.catalogue.evaluator_sampling`); a one-line
+    ValueError where --sampling contradicts it."""
     if args.evaluator is None:
         return
     e = get_evaluator(args.evaluator)
-    if e.sampling is None:
-        raise ValueError(f"--evaluator {e.name}: {e.refused}")
-    if args.sampling is not None and args.sampling != e.sampling:
-        raise ValueError(f"--evaluator {e.name} gives rows of the {e.sampling} law, but "
+    try:
+        sampling = evaluator_sampling(e, long=long)
+    except ValueError as err:
+        raise ValueError(f"--evaluator {str(err).removeprefix('evaluator ')}") from None
+    if args.sampling is not None and args.sampling != sampling:
+        raise ValueError(f"--evaluator {e.name} gives ranks of the {sampling} law, but "
                          f"--sampling is {args.sampling}")
-    if not long and (e.self_draw != "never" or e.duplicates == "collapsed"):
-        what = ("can draw the positive itself" if e.self_draw != "never" else
-                "collapses duplicates")
-        raise ValueError(f"--evaluator {e.name} {what}: its reported ranks follow no "
-                         f"binomial or hypergeometric law; give the long-format CSV "
-                         f"from_scores writes (user,position,n_nonrelevant,n_negatives)")
-    args.sampling = e.sampling
+    args.sampling = sampling
     if not long and args.m is None and not str(args.ranks).endswith(".npz"):
         args.m = e.negatives

@@ -2,9 +2,9 @@
 Microsoft Recommenders, RecBole): each one's sampling law, tie rule, unit and metrics
 (:mod:`.catalogue`), the law of the rank it reports (:mod:`.law`), and its scores turned into
 the long format the corrections read (:mod:`.scores`)."""
-from .catalogue import EVALUATORS, Evaluator, evaluator_names, get_evaluator
+from .catalogue import EVALUATORS, Evaluator, evaluator_names, evaluator_sampling, get_evaluator
 from .law import distinct_draws_pmf, reported_rank_pmf
 from .scores import from_scores
 
-__all__ = ["EVALUATORS", "Evaluator", "evaluator_names", "get_evaluator", "reported_rank_pmf",
+__all__ = ["EVALUATORS", "Evaluator", "evaluator_names", "evaluator_sampling", "get_evaluator", "reported_rank_pmf",
            "distinct_draws_pmf", "from_scores"]

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DRAWS", "SELF_DRAWS", "TIES", "Evaluator", "EVALUATORS", "get_evaluator", "evaluator_names"]
+__all__ = ["DRAWS", "SELF_DRAWS", "TIES", "Evaluator", "EVALUATORS", "get_evaluator",
+           "evaluator_names", "evaluator_sampling"]
 
 DRAWS = ("with_replacement", "without_replacement", "popularity", "top_popular")
 SELF_DRAWS = ("never", "tied", "merged")
@@ -232,3 +233,30 @@ recbole-uni, recbole-pop
         raise ValueError(f"unknown evaluator {name!r}; expected one of "
                          f"{', '.join(EVALUATORS)}")
     return EVALUATORS[name]
+
+
+def evaluator_sampling(evaluator, *, long: bool) -> str:
+    """The law (``binomial`` or ``hypergeometric``) under which an evaluator's numbers are
+    corrected: those of the long-format rows
+    :func:`~sampled_metrics.evaluators.scores.from_scores` writes (``long``), or of the ranks
+    the evaluator itself reports, one per user. A one-line ValueError where no correction
+    applies, or where the reported ranks follow neither law (self-draws, collapsed
+    duplicates: the long format is needed).
+
+    Examples
+    --------
+    >>> evaluator_sampling("ncf", long=True)
+    'hypergeometric'
+    >>> evaluator_sampling("rechorus-replacement", long=False)
+    'binomial'
+    """
+    e = get_evaluator(evaluator)
+    if e.sampling is None:
+        raise ValueError(f"evaluator {e.name!r}: {e.refused}")
+    if not long and (e.self_draw != "never" or e.duplicates == "collapsed"):
+        what = ("can draw the positive itself" if e.self_draw != "never" else
+                "collapses duplicates")
+        raise ValueError(f"evaluator {e.name!r} {what}: the ranks it reports follow no "
+                         f"binomial or hypergeometric law; give the long format from_scores "
+                         f"writes (user,position,n_nonrelevant,n_negatives)")
+    return e.sampling

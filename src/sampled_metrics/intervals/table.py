@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..checks import check_bootstrap_draws
 from ..corrections.vectors import correction_label, correction_vectors, parse_correction
+from ..evaluators.catalogue import evaluator_sampling
 from ..metrics import parse_metrics
 from ..multipositive.longformat import read_positions, summarise_long
 from ..resampling import bootstrap_histograms, percentile_interval
@@ -33,7 +34,8 @@ NOISE_NOTE = ("only the 'recommended' rows' intervals cover the full-ranking met
 
 def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTIONS, *,
             sampling: str = "binomial", bootstrap: int = 1000, level: float = 0.95,
-            seed: int = 0, gamma: float | None = None) -> pd.DataFrame:
+            seed: int = 0, gamma: float | None = None, evaluator: str | None = None
+            ) -> pd.DataFrame:
     """The full-ranking metrics of a sampled evaluation: the recommended answer and the
     corrections asked for (module docstring), one row per metric and correction.
 
@@ -53,6 +55,9 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
     level : float in (0, 1)
     seed : int
         The bootstrap's seed.
+    evaluator : str, optional
+        The evaluator that reported the ranks (``sampled-metrics evaluators``); it sets
+        ``sampling``.
 
     Returns
     -------
@@ -70,6 +75,8 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
     >>> table.correction.tolist(), table.covers.tolist()
     (['recommended', 'cls'], ['full metric', "users' noise"])
     """
+    if evaluator is not None:
+        sampling = evaluator_sampling(evaluator, long=False)
     check_sampling(sampling)
     n, m = check_nm(n, m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
@@ -101,12 +108,15 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
 
 def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
                       sampling: str = "binomial", bootstrap: int = 1000, level: float = 0.95,
-                      seed: int = 0, max_m: int | None = None) -> pd.DataFrame:
+                      seed: int = 0, max_m: int | None = None, evaluator: str | None = None
+                      ) -> pd.DataFrame:
     """:func:`correct` of the long format of positions (a CSV or a DataFrame with columns
     ``user, position, n_nonrelevant, n_negatives``): the recommended row takes each user's
     own n_u = N_u + 1 and m_u = M_u and its several positives (each at its rank among the
     user's negatives, position minus the positives above it); the corrections are those of
-    :func:`~sampled_metrics.multipositive.longformat.summarise_long`.
+    :func:`~sampled_metrics.multipositive.longformat.summarise_long`. ``evaluator`` (the
+    evaluator whose scores :func:`~sampled_metrics.evaluators.scores.from_scores` turned
+    into the frame) sets ``sampling``.
 
     Examples
     --------
@@ -119,6 +129,8 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     >>> correct_positions(frame, "recall@10", ["recommended", "sampled"]).correction.tolist()
     ['recommended', 'sampled']
     """
+    if evaluator is not None:
+        sampling = evaluator_sampling(evaluator, long=True)
     check_bootstrap_draws("bootstrap", bootstrap, level)
     metrics = parse_metrics(metrics)
     names = correction_names(corrections)
