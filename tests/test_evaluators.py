@@ -282,3 +282,44 @@ def test_correct_refuses_an_evaluator_that_contradicts_the_options(tmp_path, cap
                              "--bootstrap", "0", "--metric", "recall@10", "--format", "csv")
     assert code == 0, err                 # m = Elliot's own 100 when --m is not given
     assert "recall@10,sampled,0.666667" in out   # ranks 1 and 5 of 3 in the top 10
+
+
+def test_every_command_takes_the_evaluator(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    N = 800
+    ranks = {}
+    for name, p in (("a", 0.02), ("b", 0.005)):
+        x = np.minimum(rng.geometric(p, 600) - 1, N)
+        ids = _distinct(rng, 1, N + 1, x.size, 100)
+        ranks[name] = 1 + (ids <= x[:, None]).sum(1)          # Elliot: distinct draws
+        np.savetxt(tmp_path / f"{name}.txt", ranks[name], fmt="%d")
+    a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")
+    # estimate and compare: the law and m = 100 from the entry; the same as given by hand
+    for argv in (["estimate", "--ranks", a, "--n", str(N + 1), "--estimator", "mle",
+                  "--bootstrap", "0", "--metric", "recall@10"],
+                 ["compare", "--a", a, "--b", b, "--n", str(N + 1), "--method", "cls",
+                  "--metric", "recall@10", "--bootstrap", "100"]):
+        code, by_name, err = run_cli(capsys, *argv, "--evaluator", "elliot", "--format", "csv")
+        assert code == 0, err
+        code, by_hand, err = run_cli(capsys, *argv, "--m", "100", "--sampling",
+                                     "hypergeometric", "--format", "csv")
+        assert code == 0, err
+        assert by_name == by_hand
+    # bound: SASRec's published HR@10 and NDCG@10 under its own law, m = its 100
+    code, out, err = run_cli(capsys, "bound", "--n", "3417", "--observed",
+                             "hr@10=0.8245,ndcg@10=0.5905", "--evaluator", "sasrec",
+                             "--format", "csv")
+    assert code == 0, err
+    own = pd.read_csv(pd.io.common.StringIO(out))
+    code, out, err = run_cli(capsys, "bound", "--n", "3417", "--m", "100", "--observed",
+                             "hr@10=0.8245,ndcg@10=0.5905", "--format", "csv")
+    generic = pd.read_csv(pd.io.common.StringIO(out))
+    # a self-draw can only push the positive down: the same published values need a better
+    # full ranking under SASRec's law than under the generic one
+    assert (own.high >= generic.high - 1e-9).all() and (own.high > generic.high).any()
+    code, _, err = run_cli(capsys, "bound", "--n", "3417", "--observed", "hr@10=0.8",
+                           "--evaluator", "sasrec", "--sampling", "binomial")
+    assert code == 2 and "drop --sampling" in err
+    code, _, err = run_cli(capsys, "bound", "--n", "3417", "--observed", "hr@10=0.8",
+                           "--evaluator", "bert4rec")
+    assert code == 2 and "evaluator 'bert4rec': negatives drawn distinct" in err

@@ -56,6 +56,8 @@ from scipy import optimize, stats
 
 from .checks import check_integer
 from .metrics import Metric, parse_metric
+from .evaluators.catalogue import get_evaluator
+from .evaluators.law import reported_rank_pmf
 from .sampling import check_nm, expected_metric_matrix, sampled_metric_weights
 
 __all__ = ["SHAPES", "Observation", "InconsistentObservations", "parse_observed",
@@ -185,12 +187,17 @@ def _tolerances(obs: list[Observation], tolerance, users, level) -> np.ndarray:
 
 @lru_cache(maxsize=32)
 def _columns(metrics: tuple, targets: tuple, n: int, m: int, sampling: str,
-             shape) -> tuple[np.ndarray, np.ndarray]:
+             shape, evaluator: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(A, T): A[j, i] = a_j of column i, T[t, i] = target t of column i; a column is the
     point mass at rank i (no shape) or the uniform distribution on 1..i (non-increasing).
+    With ``evaluator``, a_j is the expectation under the law of the rank it reports.
     Cached: they depend on the metrics, not on the observed values (read-only arrays)."""
-    A = expected_metric_matrix([sampled_metric_weights(x, m) for x in metrics],
-                               np.arange(1, n + 1), n, m, sampling)
+    if evaluator is None:
+        A = expected_metric_matrix([sampled_metric_weights(x, m) for x in metrics],
+                                   np.arange(1, n + 1), n, m, sampling)
+    else:
+        law = reported_rank_pmf(evaluator, n - 1, m)        # rows r = 1..n
+        A = np.stack([law @ sampled_metric_weights(x, m) for x in metrics])
     T = np.stack([t.weights(n) for t in targets])
     if shape == "non-increasing":
         count = np.arange(1, n + 1)
@@ -226,15 +233,21 @@ def _check_shape(shape):
     return shape
 
 
-def bound_full_metrics(observed, n: int, m: int, targets, sampling: str = "binomial",
+def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str = "binomial",
                        tolerance=None, shape: str | None = None, users: int | None = None,
-                       level: float = 0.95) -> list[tuple[str, float, float]]:
+                       level: float = 0.95, evaluator: str | None = None
+                       ) -> list[tuple[str, float, float]]:
     """:func:`bound_full_metric` for several targets sharing one set of constraints.
 
     Returns
     -------
     list of (target name, low, high), in the order of ``targets``.
     """
+    if evaluator is not None:
+        e = get_evaluator(evaluator)
+        if e.sampling is None:
+            raise ValueError(f"evaluator {e.name!r}: {e.refused}")
+        evaluator, m = e.name, e.negatives if m is None else m
     n, m = check_nm(n, m, sampling)
     shape = _check_shape(shape)
     obs = parse_observed(observed)
@@ -246,7 +259,7 @@ def bound_full_metrics(observed, n: int, m: int, targets, sampling: str = "binom
     value = np.array([o.value for o in obs])
     lo, hi = value - tol, value + tol
     A, T = _columns(tuple(o.metric for o in obs), tuple(target_list), n, m, sampling,
-                    shape)
+                    shape, evaluator)
     out = []
     for t, target in enumerate(target_list):
         low, high = _solve(T[t], A, lo, hi), _solve(-T[t], A, lo, hi)
@@ -273,9 +286,10 @@ def _raise_infeasible(obs, A, lo, hi, tol, n, shape):
         f"{'it' if len(texts) == 1 else 'them all'}", texts)
 
 
-def bound_full_metric(observed, n: int, m: int, target, sampling: str = "binomial",
+def bound_full_metric(observed, n: int, m: int | None, target, sampling: str = "binomial",
                       tolerance=None, shape: str | None = None, users: int | None = None,
-                      level: float = 0.95) -> tuple[float, float]:
+                      level: float = 0.95, evaluator: str | None = None
+                      ) -> tuple[float, float]:
     """Interval of full-ranking values of ``target`` consistent with published sampled values.
 
     low, high = min, max over rank distributions P on 1..n of sum_r P(r) T(r), subject to
@@ -306,6 +320,12 @@ def bound_full_metric(observed, n: int, m: int, target, sampling: str = "binomia
         Number of users averaged: adds the allowance for the sampled mean's own noise.
     level : float
         Simultaneous confidence level of that allowance (with ``users``).
+    evaluator : str, optional
+        The evaluator that produced the published values (``sampled-metrics evaluators``):
+        E[M_j(r~) | r] is then taken under the law of the rank it reports (its self-draws,
+        duplicates and ties; :func:`~sampled_metrics.evaluators.law.reported_rank_pmf`), n
+        counts its pool with the positive, ``sampling`` is not used and ``m`` may be None
+        (its own number of negatives).
 
     Returns
     -------
@@ -340,4 +360,4 @@ ndcg@10=0.800 (+-0.0005) contradict each other: no distribution of true ranks ov
 gives them all
     """
     return bound_full_metrics(observed, n, m, [target], sampling, tolerance, shape, users,
-                              level)[0][1:]
+                              level, evaluator)[0][1:]

@@ -7,7 +7,7 @@ import pandas as pd
 from ..bounds import SHAPES, bound_full_metrics, parse_observed
 from ..metrics import parse_metric
 from ..sampling import SAMPLING_LAWS
-from .inputs import split_names
+from .inputs import add_evaluator_option, split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -31,8 +31,8 @@ def add_parser(sub) -> None:
                        description=DESCRIPTION)
     p.add_argument("--n", type=int, required=True, help="number of items the held-out item "
                    "is truly ranked among (true ranks 1..n)")
-    p.add_argument("--m", type=int, required=True, help="sampled irrelevant items per "
-                   "ranking (1 <= m < n)")
+    p.add_argument("--m", type=int, help="sampled irrelevant items per ranking (1 <= m < "
+                   "n); required unless --evaluator gives it")
     p.add_argument("--observed", required=True, help="published sampled values, "
                    "comma-separated metric=value, e.g. hr@10=0.730,ndcg@10=0.447 (fractions, "
                    "or percentages ending in %%)")
@@ -41,9 +41,12 @@ def add_parser(sub) -> None:
     p.add_argument("--shape", default="none,non-increasing",
                    help="comma-separated assumptions on P(r): none, non-increasing; default "
                         "%(default)s")
-    p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial",
+    p.add_argument("--sampling", choices=SAMPLING_LAWS,
                    help="sampled items drawn with (binomial) or without (hypergeometric) "
-                        "replacement; default %(default)s")
+                        "replacement; default binomial")
+    add_evaluator_option(p, "the evaluator that produced the published values: its own law "
+                            "of the reported rank (self-draws, duplicates, ties) and its m; "
+                            "--n then counts its pool with the positive")
     p.add_argument("--tolerance", type=float, help="half-width of every observed value "
                    "(default: half a unit of its last printed digit)")
     p.add_argument("--users", type=int, help="number of users averaged: allow for the "
@@ -71,10 +74,14 @@ def run(args) -> pd.DataFrame:
         if name.lower() not in SHAPE_NAMES:
             raise ValueError(f"--shape {name!r}: expected none or non-increasing")
         shapes.append(SHAPE_NAMES[name.lower()])
+    if args.evaluator is not None and args.sampling is not None:
+        raise ValueError(f"--evaluator {args.evaluator} sets the law; drop --sampling")
+    if args.evaluator is None and args.m is None:
+        raise ValueError("--m is required unless --evaluator gives it")
     rows = []
     for shape in shapes:
         for name, low, high in bound_full_metrics(
-                args.observed, args.n, args.m, targets, args.sampling, args.tolerance, shape,
-                args.users, args.level):
+                args.observed, args.n, args.m, targets, args.sampling or "binomial",
+                args.tolerance, shape, args.users, args.level, args.evaluator):
             rows.append((name, shape or "none", low, high))
     return pd.DataFrame(rows, columns=["metric", "shape", "low", "high"])

@@ -13,7 +13,8 @@ from ..evaluation.rankfile import read_rank_file
 from ..metrics import METRIC_NAMES
 from ..multipositive.longformat import long_format, read_positions
 from ..sampling import SAMPLING_LAWS, check_nm
-from .inputs import file_m, read_sampled_ranks, split_names
+from .inputs import add_evaluator_option, apply_evaluator, file_m, read_sampled_ranks, \
+    split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -56,6 +57,7 @@ def add_parser(sub) -> None:
                    "files: their only sample size)")
     p.add_argument("--sampling", choices=SAMPLING_LAWS, help="with (binomial) or without "
                    "(hypergeometric) replacement; default: the rank files' law, else binomial")
+    add_evaluator_option(p)
     p.add_argument("--metric", default="recall@10,ndcg@10,ap",
                    help=f"comma-separated metrics: {METRIC_NAMES}; default %(default)s")
     p.add_argument("--method", default=DEFAULT_METHODS,
@@ -85,6 +87,7 @@ def run(args) -> pd.DataFrame:
     paths = {"a": Path(args.a), "b": Path(args.b)}
     check_interval_draws("--bootstrap", args.bootstrap, args.level)
     formats = {k: long_format(p) for k, p in paths.items()}
+    apply_evaluator(args, any(formats.values()), args.a)
     if any(formats.values()):
         return _compare_long(args, paths, formats)
     npz = [p.suffix == ".npz" for p in paths.values()]

@@ -12,8 +12,8 @@ from ..intervals.recommended import COVERS_NOISE
 from ..logs import progress
 from ..metrics import METRIC_NAMES, parse_metrics
 from ..resampling import bootstrap_histograms, percentile_interval
-from .inputs import add_input_options, check_bootstrap, check_processes, read_sampled_ranks, \
-    resolve_inputs, split_names
+from .inputs import add_evaluator_option, add_input_options, apply_evaluator, check_bootstrap, \
+    check_processes, read_sampled_ranks, resolve_inputs, split_names
 
 __all__ = ["add_parser", "run", "ESTIMATE_NOTE", "WMLE_NOTE"]
 
@@ -47,6 +47,7 @@ def add_parser(sub) -> None:
                    help="WMLE weight w(r~) = M(r~/C) (after eq. 23; default ndcg)")
     e.add_argument("--C", type=float, help="WMLE weight constant C (default 10)")
     add_input_options(e, bootstrap=100)
+    add_evaluator_option(e)
     e.add_argument("--processes", type=int, help="worker processes for the bootstrap "
                    "(default: the CPUs available; the result does not depend on it)")
     e.add_argument("--format", choices=("table", "csv"), default="table")
@@ -55,6 +56,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> pd.DataFrame:
     """The table of ``estimate``: one row per metric and estimator."""
+    apply_evaluator(args, long=False)
     n, m, sampling = resolve_inputs(args)
     check_bootstrap(args)
     processes = check_processes(args.processes)

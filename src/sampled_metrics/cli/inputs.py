@@ -143,20 +143,25 @@ def add_input_options(p, bootstrap: int) -> None:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
 
 
-def add_evaluator_option(p) -> None:
+def add_evaluator_option(p, what: str = "the evaluator that drew the negatives, which "
+                         "sets the sampling law (and m, unless given)") -> None:
     """``--evaluator NAME``: the evaluator whose law the ranks follow."""
-    p.add_argument("--evaluator", help="the evaluator that drew the negatives, which sets "
-                   "the sampling law (and m, unless given): one of "
-                   f"{', '.join(evaluator_names())} (sampled-metrics evaluators)")
+    p.add_argument("--evaluator", help=f"{what}: one of {', '.join(evaluator_names())} "
+                   "(sampled-metrics evaluators)")
 
 
-def apply_evaluator(args, long: bool) -> None:
+def apply_evaluator(args, long: bool, path=None) -> None:
     """Set ``args.sampling`` (and ``args.m`` for plain ranks) from ``--evaluator``
-    (:func:`~sampled_metrics.evaluators.catalogue.evaluator_sampling`); a one-line
-    ValueError where --sampling contradicts it."""
+    (:func:`~sampled_metrics.evaluators.catalogue.evaluator_sampling`) for the ranks at
+    ``path`` (default ``args.ranks``); a one-line ValueError where --sampling contradicts
+    it or the ranks are a workflow rank file, whose law the file records."""
     if args.evaluator is None:
         return
+    path = str(args.ranks if path is None else path)
     e = get_evaluator(args.evaluator)
+    if path.endswith(".npz"):
+        raise ValueError(f"--evaluator {e.name} applies to ranks an evaluator reported, not "
+                         f"to a workflow rank file ({path} records its own law)")
     try:
         sampling = evaluator_sampling(e, long=long)
     except ValueError as err:
@@ -165,5 +170,5 @@ def apply_evaluator(args, long: bool) -> None:
         raise ValueError(f"--evaluator {e.name} gives ranks of the {sampling} law, but "
                          f"--sampling is {args.sampling}")
     args.sampling = sampling
-    if not long and args.m is None and not str(args.ranks).endswith(".npz"):
+    if not long and args.m is None:
         args.m = e.negatives
