@@ -1,0 +1,147 @@
+"""Corrected metrics from DaisyRec's own sampled evaluation (DaisyRec 2.x).
+
+Two lines around DaisyRec's test step::
+
+    from sampled_metrics.integrations.daisyrec import capture
+    record = capture(model, test_ur, total_train_ur, config["item_num"])  # before rank
+    preds = model.rank(test_loader)                  # DaisyRec's own ranking, unchanged
+    results = calc_ranking_results(test_ur, preds, test_u, config)
+    print(record.correct(["recall@10", "ndcg@10"]))
+
+What DaisyRec does (``daisy/utils/utils.py`` ``build_candidates_set``, evaluator
+``daisyrec`` of :mod:`sampled_metrics.evaluators`): for a user with k test positives it draws
+``cand_num`` - k negatives uniformly *with replacement* from the items in neither its
+training nor its test set (the N_u of the long format) and appends the positives; every
+candidate is scored, a duplicate as often as drawn. ``model.rank`` sorts them and keeps the
+top ``topk``.
+
+:func:`capture` wraps ``model.rank``: it runs DaisyRec's own ranking once with the whole
+candidate list kept instead of the top ``topk`` (the same sort, so the first ``topk`` are
+exactly those DaisyRec returns, and returns them), and records each positive's position in
+DaisyRec's order. :meth:`DaisyRecRecord.daisyrec_metrics` recomputes DaisyRec's metrics, as
+its ``daisy/utils/metrics.py`` defines them, from those positions;
+:meth:`DaisyRecRecord.correct` corrects them under DaisyRec's law.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..intervals import DEFAULT_CORRECTIONS, correct_positions
+
+__all__ = ["capture", "DaisyRecRecord"]
+
+#: the ``topk`` the wrapped ranking runs with: every candidate kept
+_ALL = 1 << 40
+
+
+class DaisyRecRecord:
+    """What DaisyRec ranked: per test positive, its user and its position among the
+    user's candidates (filled by the ranking :func:`capture` wraps)."""
+
+    def __init__(self, test_ur, train_ur, item_num: int):
+        self.test_ur, self.train_ur, self.item_num = test_ur, train_ur, int(item_num)
+        self.rows: list[tuple] = []
+
+    def _add(self, users, candidates, ranked) -> None:
+        for u, cands, order in zip(users, candidates, ranked):
+            u = int(u)
+            positives = {int(i) for i in self.test_ur[u]}
+            order = np.asarray(order, dtype=np.int64)
+            if len(cands) <= len(positives):
+                raise ValueError(f"DaisyRec user {u} has {len(positives)} test items and "
+                                 f"{len(cands)} candidates: no negatives (cand_num too small)")
+            seen = set(int(i) for i in self.train_ur.get(u, ())) | positives
+            for item in sorted(positives):
+                at = np.flatnonzero(order == item)
+                if at.size == 0:
+                    raise ValueError(f"DaisyRec user {u}: test item {item} is not among its "
+                                     f"ranked candidates")
+                self.rows.append((u, int(at[0]) + 1, self.item_num - len(seen),
+                                  len(cands) - len(positives)))
+
+    def positions(self) -> pd.DataFrame:
+        """The long format (``user, position, n_nonrelevant, n_negatives``), one row per
+        test positive; ``attrs['evaluator']`` is ``daisyrec``."""
+        if not self.rows:
+            raise ValueError("nothing recorded: call model.rank(test_loader) after capture")
+        table = pd.DataFrame(self.rows, columns=["user", "position", "n_nonrelevant",
+                                                 "n_negatives"])
+        table.attrs["evaluator"] = "daisyrec"
+        return table
+
+    def daisyrec_metrics(self, k: int) -> dict:
+        """DaisyRec's own metrics at cut-off k, from the recorded positions, as its
+        ``daisy/utils/metrics.py`` computes them (means over users):
+
+        - ``hit``: 1 if any positive is in the top k;
+        - ``recall``: hits / positives; ``precision``: hits / k;
+        - ``mrr``: 1 / position of the first hit (0 without one);
+        - ``ndcg``: sum over hits of 1 / log2(p + 1), divided by the same sum over positions
+          1..hits (the ideal list of the hits found, not of all positives).
+        """
+        table = self.positions()
+        out = {"hit": [], "recall": [], "precision": [], "mrr": [], "ndcg": []}
+        for _, group in table.groupby("user", sort=False):
+            hits = np.sort(group.position.to_numpy()[group.position.to_numpy() <= k])
+            width = min(k, int(group.n_negatives.iloc[0]) + len(group))
+            out["hit"].append(float(hits.size > 0))
+            out["recall"].append(hits.size / len(group))
+            out["precision"].append(hits.size / width)
+            out["mrr"].append(1.0 / hits[0] if hits.size else 0.0)
+            ideal = (1.0 / np.log2(np.arange(2, hits.size + 2))).sum()
+            out["ndcg"].append((1.0 / np.log2(hits + 1)).sum() / ideal if hits.size else 0.0)
+        return {name: float(np.mean(values)) for name, values in out.items()}
+
+    def correct(self, metrics, corrections=DEFAULT_CORRECTIONS, **options) -> pd.DataFrame:
+        """:func:`~sampled_metrics.intervals.correct_positions` of the recorded positions
+        under DaisyRec's law (the recommended row first)."""
+        return correct_positions(self.positions(), metrics, corrections,
+                                 evaluator="daisyrec", **options)
+
+
+def capture(model, test_ur, train_ur, item_num: int) -> DaisyRecRecord:
+    """Wrap ``model.rank`` so that DaisyRec's ranking of its sampled candidates is recorded.
+
+    Parameters
+    ----------
+    model : a DaisyRec recommender (with ``rank(test_loader)`` and ``topk``)
+    test_ur, train_ur : mapping user -> items
+        The test items and the training items DaisyRec's ``build_candidates_set`` was given.
+    item_num : int
+        ``config['item_num']``.
+
+    Returns
+    -------
+    DaisyRecRecord
+        Filled by every later ``model.rank(test_loader)``, which returns what it returned
+        before.
+    """
+    for attribute in ("rank", "topk"):
+        if not hasattr(model, attribute):
+            raise ValueError(f"capture needs a DaisyRec recommender; {type(model).__name__} "
+                             f"has no {attribute!r}")
+    record = DaisyRecRecord(test_ur, train_ur, item_num)
+    original = model.rank
+
+    def rank(test_loader):
+        users, candidates = [], []
+
+        def batches():
+            for us, cands in test_loader:
+                users.extend(np.asarray(us).reshape(-1).tolist())
+                candidates.extend(np.asarray(cands))
+                yield us, cands
+
+        topk = model.topk
+        model.topk = _ALL
+        try:
+            ranked = original(batches())
+        finally:
+            model.topk = topk
+        ranked = np.asarray(ranked.cpu() if hasattr(ranked, "cpu") else ranked)
+        record._add(users, candidates, ranked.astype(np.int64))
+        return ranked[:, :topk]
+
+    model.rank = rank
+    return record
