@@ -63,7 +63,7 @@ ranks_file.close()
 cli = SimpleNamespace(ranks=ranks_file.name, column=None, n=n, m=m,
                       sampling="binomial", repeat=None, bootstrap=100, level=0.95, seed=0,
                       metric=",".join(metrics), estimator="mle,mes,bv_0.1", eta=None,
-                      weight=None, C=None, processes=1)
+                      weight=None, C=None, processes=1, evaluator=None)
 rows = [("recommended, one n", timed(lambda: recommended_interval(s, n, m, metrics))),
         ("recommended, n_u per user", timed(lambda: recommended_interval(s_u, n_u, m, metrics))),
         ("estimate (defaults, 1 process)", timed(lambda: estimate(SimpleNamespace(**vars(cli)))))]
