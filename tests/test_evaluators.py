@@ -323,3 +323,49 @@ def test_every_command_takes_the_evaluator(tmp_path, capsys):
     code, _, err = run_cli(capsys, "bound", "--n", "3417", "--observed", "hr@10=0.8",
                            "--evaluator", "bert4rec")
     assert code == 2 and "evaluator 'bert4rec': negatives drawn distinct" in err
+
+
+@pytest.mark.parametrize("name", sorted(SIMULATED))
+def test_the_librarys_simulation_draws_by_the_same_law(name):
+    """simulate_candidates and reported_ranks (the evaluator-cost study's draws) against
+    the law, and from_scores' rows of the same draws against the binomial or
+    hypergeometric law they are corrected under."""
+    from sampled_metrics.evaluators import reported_ranks, simulate_candidates
+    N, x, m = 250, 30, 100
+    rng = np.random.default_rng([len(name), 1])
+    scores, items = simulate_candidates(name, np.full(REPS, x), N, rng, m=m)
+    ranks = reported_ranks(name, scores, items, rng)
+    law = reported_rank_pmf(name, N, m, x=[x])[0]
+    assert chi_square_p(np.bincount(ranks - 1, minlength=m + 1), REPS * law) > ALPHA
+    table = from_scores(scores, N, evaluator=name, items=items)
+    sampling = get_evaluator(name).sampling
+    expected = np.zeros(m + 1)
+    for d, count in table.n_negatives.value_counts().items():
+        pmf = (stats.binom.pmf(np.arange(d + 1), d, x / N) if sampling == "binomial" else
+               stats.hypergeom.pmf(np.arange(d + 1), N, x, d))
+        expected[:d + 1] += count * pmf
+    assert chi_square_p(np.bincount(table.position - 1, minlength=m + 1), expected) > ALPHA
+
+
+def test_evaluator_cost_study_corrects_the_same_draws_both_ways(tmp_path):
+    from conftest import toy_rank_file
+    from sampled_metrics.steps.evaluator_cost import cost_frame, cost_summary
+    rng = np.random.default_rng(2)
+    exact = np.minimum(rng.geometric(0.01, 700), 1200)
+    path = tmp_path / "T.npz"
+    toy_rank_file(exact, 1200, 20, rng, repeats=1, recommender="T").write(path)
+    frame = cost_frame({"T": str(path)}, evaluators=["rechorus-replacement", "sasrec"],
+                       repeats=range(2))
+    assert len(frame) == 2 * 2 * 2 * 2 * 2      # evaluators, repeats, metrics, laws, corrections
+    truth = parse_metric("ndcg@10").mean(exact, np.full(exact.size, 1200))
+    assert np.allclose(frame[frame.metric == "ndcg@10"].exact, truth)
+    wide = frame.pivot_table(index=["evaluator", "repeat", "metric", "correction"],
+                             columns="law", values="value")
+    # no self-draws, duplicates counted: the printed rank is the row, the law the same
+    same = wide.loc["rechorus-replacement"]
+    assert np.allclose(same["own"], same["generic"])
+    # SASRec: the printed rank carries the self-draw ties, the rows do not
+    assert not np.allclose(wide.loc["sasrec"]["own"], wide.loc["sasrec"]["generic"])
+    summary = cost_summary(frame)
+    assert set(summary.covers[summary.correction == "cls"]) == {""}
+    assert summary.covers[summary.correction == "recommended"].str.startswith("; covers").all()

@@ -15,5 +15,6 @@ module         artefacts
 ``interval_study``  coverage and width of the intervals over a grid of known-truth cells
 ``interval_models`` the recommended interval on rank files whose exact ranks are known
 ``sequential_ranks`` the rank file of a sequential recommender (Markov chain), for the above
+``evaluator_cost``  each evaluator's evaluation simulated, corrected under its law and the generic one
 =============  ==========================================================================
 """
