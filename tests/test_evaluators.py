@@ -282,6 +282,8 @@ def test_correct_refuses_an_evaluator_that_contradicts_the_options(tmp_path, cap
                              "--bootstrap", "0", "--metric", "recall@10", "--format", "csv")
     assert code == 0, err                 # m = Elliot's own 100 when --m is not given
     assert "recall@10,sampled,0.666667" in out   # ranks 1 and 5 of 3 in the top 10
+    # Elliot's own nDCG has a graded gain: the rows are the standard metrics, said once
+    assert err.count("note: elliot's nDCG@k is graded gain") == 1
 
 
 def test_every_command_takes_the_evaluator(tmp_path, capsys):

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..corrections.vectors import correction_label
+from ..evaluators.catalogue import evaluator_notes
 from ..intervals import DEFAULT_CORRECTIONS, RECOMMENDED, correct, correct_positions
 from ..metrics import METRIC_NAMES
 from ..multipositive.longformat import long_format, summarise_long
@@ -57,8 +58,14 @@ def run(args) -> pd.DataFrame:
     """The table of ``correct``: per metric, the recommended row, then one per correction."""
     long = args.column is None and long_format(args.ranks) is not None
     apply_evaluator(args, long)
-    if long:
-        return _correct_long(args)
+    table = _correct_long(args) if long else _correct_ranks(args)
+    if args.evaluator is not None:
+        table.attrs["notes"] = table.attrs.get("notes", []) + evaluator_notes(args.evaluator)
+    return table
+
+
+def _correct_ranks(args) -> pd.DataFrame:
+    """``correct`` on sampled ranks, one per user."""
     if args.max_m is not None:
         raise ValueError("--max-m only applies to a long-format CSV of positives")
     n, m, sampling = resolve_inputs(args)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["DRAWS", "SELF_DRAWS", "TIES", "Evaluator", "EVALUATORS", "get_evaluator",
-           "evaluator_names", "evaluator_sampling"]
+           "evaluator_names", "evaluator_sampling", "evaluator_notes"]
 
 DRAWS = ("with_replacement", "without_replacement", "popularity", "top_popular")
 SELF_DRAWS = ("never", "tied", "merged")
@@ -260,3 +260,17 @@ def evaluator_sampling(evaluator, *, long: bool) -> str:
                          f"binomial or hypergeometric law; give the long format from_scores "
                          f"writes (user,position,n_nonrelevant,n_negatives)")
     return e.sampling
+
+
+def evaluator_notes(evaluator) -> list[str]:
+    """One line per metric the evaluator defines otherwise than the project: the corrected
+    rows are the project's (standard) metrics, not its own.
+
+    Examples
+    --------
+    >>> evaluator_notes("msr-ncf")
+    ["msr-ncf's NDCG@10 is 1 / ln(rank + 1): natural log; the rows above are the standard metrics"]
+    """
+    e = get_evaluator(evaluator)
+    return [f"{e.name}'s {own} is {definition}; the rows above are the standard metrics"
+            for own, ours, definition in e.metrics if not ours]
