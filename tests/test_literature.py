@@ -15,8 +15,9 @@ def curated(tmp_path, rows):
     return path
 
 
-def row(recommender, metric, value, sampler="uniform"):
-    return ["P", "T1", "d", 3706, 100, sampler, recommender, metric, value, "src", "yes", "yes", ""]
+def row(recommender, metric, value, sampler="uniform", evaluator="", n=3706, m=100):
+    return ["P", "T1", "d", n, m, sampler, recommender, metric, value, "src", "yes", "yes", "",
+            evaluator]
 
 
 def test_intervals_inconsistencies_and_orderings(tmp_path):
@@ -50,3 +51,24 @@ def test_the_shipped_curated_file_reads():
     published = read_published(ROOT / "workflow" / "literature" / "published_sampled.csv")
     assert set(published.value_verified) <= {"yes", "no"}
     assert published.groupby(["paper", "dataset", "recommender"]).ngroups >= 8
+
+
+def test_rows_tagged_with_an_evaluator_use_its_law(tmp_path):
+    path = curated(tmp_path, [
+        row("S", "hit@10", "0.8245", evaluator="sasrec", n=3416),
+        row("S", "ndcg@10", "0.5905", evaluator="sasrec", n=3416),
+        row("S2", "hit@10", "0.7010", evaluator="sasrec", n=3416),
+        row("U", "hit@10", "0.8245", evaluator="sasrec", n=""),
+        row("P", "hit@10", "0.6", evaluator="bert4rec")])
+    lit, _ = literature_tables(path, tmp_path / "res", tmp_path / "page.md")
+    s = lit[(lit.recommender == "S") & (lit.target == "ndcg@10")].set_index("shape")
+    want = bound_full_metric("hit@10=0.8245,ndcg@10=0.5905", 3416, 100, "ndcg@10",
+                             shape="non-increasing", evaluator="sasrec")
+    generic = bound_full_metric("hit@10=0.8245,ndcg@10=0.5905", 3416, 100, "ndcg@10",
+                                shape="non-increasing")
+    assert (s.loc["non-increasing", "low"], s.loc["non-increasing", "high"]) == \
+        pytest.approx(want)
+    assert want != pytest.approx(generic)
+    assert (lit[lit.recommender == "U"].status == "n not known").all()
+    assert (lit[lit.recommender == "P"].status == "evaluator bert4rec: no correction").all()
+    assert "| sasrec |" in (tmp_path / "page.md").read_text()

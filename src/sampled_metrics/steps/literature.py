@@ -3,7 +3,7 @@
 Input: a hand-curated long CSV, one row per published value (columns ``INPUT_COLUMNS``: the
 paper, its table, dataset, n, m, sampler, recommender (the published model), metric, value
 as printed, source, whether the value and the protocol were read in the paper's text, a
-note). Output:
+note, and the evaluator whose code produced it, where known). Output:
 
 * :func:`literature_frame`: per (paper, table, dataset, recommender), target and shape, the
   interval of the full-ranking target consistent with all the recommender's published values
@@ -12,7 +12,10 @@ note). Output:
   the HR@10, else the first metric both report) and whether the intervals confirm it (the
   better recommender's lower end above the other's upper end).
 
-Only uniform samplers have the law the bounds use; other rows get no interval.
+Only uniform samplers have the law the bounds use; other rows get no interval. A row tagged
+with an evaluator (:mod:`sampled_metrics.evaluators`) is bounded under the law of the rank
+that evaluator reports (its self-draws, duplicates and ties); an untagged one under the
+generic binomial law.
 """
 from __future__ import annotations
 
@@ -22,14 +25,15 @@ from pathlib import Path
 import pandas as pd
 
 from ..bounds import InconsistentObservations, bound_full_metrics
+from ..evaluators import get_evaluator
 from ..tables import atomic_write_text, render_markdown, write_csv
 
 __all__ = ["INPUT_COLUMNS", "read_published", "literature_frame", "orderings_frame",
            "literature_tables"]
 
 INPUT_COLUMNS = ["paper", "table", "dataset", "n", "m", "sampler", "recommender", "metric",
-                 "value", "source", "value_verified", "protocol_verified", "note"]
-GROUP = ["paper", "table", "dataset", "n", "m", "sampler"]
+                 "value", "source", "value_verified", "protocol_verified", "note", "evaluator"]
+GROUP = ["paper", "table", "dataset", "n", "m", "sampler", "evaluator"]
 TARGETS = ("recall@10", "ndcg@10")
 SHAPES = (None, "non-increasing")
 
@@ -43,10 +47,10 @@ def read_published(path) -> pd.DataFrame:
     return frame
 
 
-def _conflict(observed: dict, n: int, m: int) -> str:
+def _conflict(observed: dict, n: int, m: int, evaluator: str | None) -> str:
     """'consistent', or the published values that contradict each other."""
     try:
-        bound_full_metrics(observed, n, m, ["recall@10"])
+        bound_full_metrics(observed, n, m, ["recall@10"], evaluator=evaluator)
     except InconsistentObservations as err:
         return "inconsistent: " + ", ".join(err.conflict)
     return "consistent"
@@ -62,23 +66,28 @@ def literature_frame(published: pd.DataFrame, targets=TARGETS, shapes=SHAPES) ->
         info = dict(zip(GROUP + ["recommender"], key))
         everything = dict(zip(group.metric, group.value))
         used = {k: v for k, v in everything.items() if k.endswith("@10")} or everything
-        n, m = int(info["n"]), int(info["m"])
+        m = int(info["m"])
+        n = int(info["n"]) if str(info["n"]).strip() else None
+        evaluator = info["evaluator"] or None
         verified = ("yes" if (group.value_verified == "yes").all() else "no") + " / " + \
             ("yes" if (group.protocol_verified == "yes").all() else "no")
-        uniform = info["sampler"] == "uniform"
+        skip = (f"sampler {info['sampler']}: not the uniform law"
+                if info["sampler"] != "uniform" else
+                "n not known" if n is None else
+                f"evaluator {evaluator}: no correction" if evaluator is not None
+                and get_evaluator(evaluator).sampling is None else None)
         base = {**info, "observed": ", ".join(f"{k}={v}" for k, v in used.items()),
                 "verified": verified, "source": group.source.iloc[0],
-                "all_values": _conflict(everything, n, m) if uniform else "n.a."}
+                "all_values": "n.a." if skip else _conflict(everything, n, m, evaluator)}
         for shape in shapes:
             row = {**base, "shape": shape or "none"}
             nan = {"low": float("nan"), "high": float("nan")}
-            if not uniform:
-                rows += [{**row, "target": t, **nan,
-                          "status": f"sampler {info['sampler']}: not the uniform law"}
-                         for t in targets]
+            if skip:
+                rows += [{**row, "target": t, **nan, "status": skip} for t in targets]
                 continue
             try:
-                found = bound_full_metrics(used, n, m, list(targets), shape=shape)
+                found = bound_full_metrics(used, n, m, list(targets), shape=shape,
+                                           evaluator=evaluator)
             except InconsistentObservations as err:
                 rows += [{**row, "target": t, **nan,
                           "status": "inconsistent: " + ", ".join(err.conflict)}
@@ -140,8 +149,8 @@ def _page(published, lit, orders) -> str:
     shown = lit.assign(
         interval=[f"[{lo:.3f}, {hi:.3f}]" if st == "ok" else st
                   for lo, hi, st in zip(lit.low, lit.high, lit.status)])
-    wide = shown.pivot_table(index=["paper", "table", "dataset", "n", "m", "recommender",
-                                    "observed", "verified", "all_values"],
+    wide = shown.pivot_table(index=["paper", "table", "dataset", "n", "m", "evaluator",
+                                    "recommender", "observed", "verified", "all_values"],
                              columns=["target", "shape"], values="interval",
                              aggfunc="first", sort=False)
     wide.columns = [f"{t} ({s})" for t, s in wide.columns]
@@ -166,7 +175,9 @@ def _page(published, lit, orders) -> str:
         "about P, `non-increasing` assumes P(1) >= P(2) >= ... (`sampled-metrics bound "
         "--help`). `verified` says whether the values / the protocol (n, m, sampler) were "
         "read in the paper's own text (`no`: taken from elsewhere or assumed, see the "
-        "notes). `inconsistent` names published values that no ranking of one held-out item "
+        "notes). `evaluator` names the code that produced the values, whose own law of the "
+        "reported rank the bounds then use (`sampled-metrics evaluators`; blank: the generic "
+        "binomial law). `inconsistent` names published values that no ranking of one held-out item "
         "per user can produce together (`all_values`: all the recommender's published values "
         "checked together; the intervals use its @10 values).\n",
         render_markdown(wide.reset_index()),
