@@ -6,6 +6,7 @@ Snakefile runs, plus a few real ``snakemake -n`` runs), data files read by the s
 library arguments.
 """
 import copy
+import importlib.util
 import os
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import yaml
 from conftest import copy_workflow, place_local_files, snakemake, write_zip
 
 from sampled_metrics import correction
+from sampled_metrics.bounds import bound_full_metric
 from sampled_metrics.checks import check_integer
 from sampled_metrics.cli import main
 from sampled_metrics.configuration.check import ConfigError, check_config, load_yaml_strict
@@ -27,6 +29,7 @@ from sampled_metrics.evaluation import check_sampled_ranks_size
 from sampled_metrics.metrics import metric_value, metric_weights
 from sampled_metrics.evaluation.negatives import check_sample_size
 from sampled_metrics.evaluation.rankfile import RankFile, read_rank_file
+from sampled_metrics.integrations.recbole import capture
 from sampled_metrics.sampling import draw_sampled_ranks, expected_sampled_metric, rank_pmf
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -213,6 +216,17 @@ CLI_CASES = [
     ("plan --n 1000 --target-bias 0.01 --prior-ranks binary.txt", "binary.txt: binary data"),
     ("plan --n 1000 --target-bias 0.01 --prior-ranks big.txt", "exact rank"),
     ("plan --n 1000000000000 --target-bias 0.01", "would need"),
+    ("bound --n 1000 --m 100 --observed hr@10=0.730 --level 7",
+     "--level must lie in (0, 1), got 7.0"),
+    ("bound --n 1000 --m 100 --observed hr@10=0.730 --level nan", "--level must lie in (0, 1)"),
+    ("bound --n 1000 --m 100 --observed hr@10=0.730 --tolerance nan",
+     "--tolerance must be finite and >= 0, got nan"),
+    ("bound --n 1000 --m 100 --observed hr@10=0.730 --users 0", "--users must be >= 1"),
+    ("bound --n 1000000000 --m 100 --observed hr@10=0.730",
+     "the bounds' linear programmes over n = 1000000000 true ranks (1 observed, 2 target "
+     "metrics) would need 119 GiB of memory, more than the 8 GiB available"),
+    ("bound --n 100000000 --observed hr@10=0.730 --evaluator ncf --target recall@10",
+     "over n = 100000000 true ranks"),
 ]
 
 
@@ -248,7 +262,8 @@ def test_cli_bootstrap_minimum_makes_an_interval(tmp_path, capsys):
 TOO_LARGE = ["estimate --ranks ok.txt --n 100000000 --m 60",
              "correct --ranks ok.txt --n 200000 --m 100000 --correction cls",
              "estimate --ranks ok.txt --n 3000000 --m 60 --metric recall@10,ndcg@10,ap",
-             "plan --n 1000000000000 --target-bias 0.01"]
+             "plan --n 1000000000000 --target-bias 0.01",
+             "bound --n 100000000 --m 100 --observed hr@10=0.730,ndcg@10=0.447"]
 
 
 @pytest.mark.parametrize("argv", TOO_LARGE)
@@ -259,6 +274,7 @@ def test_cli_refuses_sizes_before_allocating(tmp_path, capsys, monkeypatch, argv
 
     import sampled_metrics.estimators  # noqa: F401  (imports are not what is measured)
     import sampled_metrics.corrections.planning  # noqa: F401
+    import sampled_metrics.bounds  # noqa: F401
     _inputs(tmp_path)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SAMPLED_METRICS_MEMORY", str(1 << 30))
@@ -455,6 +471,12 @@ CONFIG_CASES = [
     ("study.model_seeds", 3, "config key study.model_seeds: expected array or null, found 3"),
     ("study.model_seeds", [None, 1], "config key study.model_seeds: null (each recommender's "
                                      "own seed) stands alone"),
+    ("study.model_seeds", [0, 2.0], "config key study.model_seeds[1]: expected integer or "
+                                    "null, found 2.0 (float)"),
+    ("ranks.users_per_shard", 2048.0, "config key ranks.users_per_shard: expected integer, "
+                                      "found 2048.0 (float)"),
+    ("study.repeats", 10.0, "config key study.repeats: expected integer, found 10.0 (float)"),
+    ("seed", 0.0, "config key seed: expected integer, found 0.0 (float)"),
 ]
 
 
@@ -499,9 +521,85 @@ def test_config_file_mistake(tmp_path, text, expected):
     assert str(f) in str(err.value)
 
 
+@pytest.mark.parametrize("text, alone, new, old", [
+    ("practice:\n  m: 10\nprotocols:\n  m: 20\n", "protocols:\n  m: 20\n", "practice",
+     "protocols"),
+    ("recommenders:\n  X:\n    threads: 1\n    num_threads: 2\n",
+     "recommenders:\n  X:\n    num_threads: 2\n", "recommenders.X.threads",
+     "recommenders.X.num_threads"),
+])
+def test_config_file_giving_a_key_under_both_names(tmp_path, monkeypatch, text, alone, new,
+                                                    old):
+    """A file giving a renamed key under its new and its old name is refused, naming both;
+    the old name alone, over the defaults' new one, is read (with its notice)."""
+    monkeypatch.chdir(tmp_path)
+    Path("my.yaml").write_text(text)
+    config = copy.deepcopy(BASE)
+    _merge_file(config, "my.yaml")
+    with pytest.raises(ConfigError) as err:
+        check_config(config, SCHEMA, ["my.yaml"])
+    assert one_line(str(err.value)) == (f"config file my.yaml: config key {new} is given "
+                                        f"twice, also under its old name {old}; keep only "
+                                        f"{new}")
+    Path("my.yaml").write_text(alone)
+    config = copy.deepcopy(BASE)
+    _merge_file(config, "my.yaml")
+    assert check_config(config, SCHEMA, ["my.yaml"])[0].startswith(f"config key {old} is now "
+                                                                   f"{new}")
+
+
+def _merge_file(config, path):
+    from snakemake.utils import update_config
+    update_config(config, load_yaml_strict(path))
+
+
+PARQUET = {"format": "interactions", "path": "mine.parquet", "md5": "0" * 32,
+           "user_col": "u", "item_col": "i", "time_col": "t"}
+
+
+@pytest.mark.parametrize("spec, file, data", [
+    (PARQUET, "mine.parquet", b"PAR1" + b"\0" * 8 + b"PAR1"),
+    ({**PARQUET, "path": "mine.dat"}, "mine.dat", b"PAR1" + b"\0" * 8 + b"PAR1"),
+    ({**PARQUET, "path": "mine.zip", "member": "ratings.pq"}, "mine.zip", None),
+])
+def test_parquet_without_pyarrow_is_a_config_mistake(tmp_path, monkeypatch, spec, file, data):
+    """A Parquet interactions file (by name or by its bytes) needs pyarrow at the check,
+    not in the split job; with pyarrow the same config passes."""
+    import sampled_metrics.configuration.check as check
+    monkeypatch.chdir(tmp_path)
+    if data is None:
+        write_zip(tmp_path / file, "PAR1", "ratings.pq")
+    else:
+        (tmp_path / file).write_bytes(data)
+    config = copy.deepcopy(BASE)
+    config["datasets"]["mine"] = spec
+    config["study"]["datasets"] = ["mine"]
+    monkeypatch.setattr(check, "pyarrow_available", lambda: False)
+    with pytest.raises(ConfigError) as err:
+        check_config(config, SCHEMA)
+    message = one_line(str(err.value))
+    assert message.startswith("config key datasets.mine: "), message
+    assert "is a Parquet file, which needs pyarrow, not installed: pip install pyarrow" in message
+    monkeypatch.setattr(check, "pyarrow_available", lambda: True)
+    check_config(copy.deepcopy(config), SCHEMA)
+    (tmp_path / "mine.csv").write_text("u,i,t\n1,2,3\n")
+    config["datasets"]["mine"] = {**PARQUET, "path": "mine.csv"}
+    monkeypatch.setattr(check, "pyarrow_available", lambda: False)
+    check_config(config, SCHEMA)
+
+
 @pytest.mark.workflow
 @pytest.mark.parametrize("extra, expected", [
     ("seed: 1\nseed: 2\n", "sampled-metrics: config file my.yaml: key 'seed' appears twice"),
+    ("study:\n  model_seeds: [0, 2.0]\n",
+     "sampled-metrics: config key study.model_seeds[1]: expected integer or null, found 2.0"),
+    ("ranks:\n  users_per_shard: 2048.0\n",
+     "sampled-metrics: config key ranks.users_per_shard: expected integer, found 2048.0"),
+    ("practice:\n  m: 10\nprotocols:\n  m: 20\n",
+     "sampled-metrics: config file my.yaml: config key practice is given twice, also under "
+     "its old name protocols"),
+    ("recommenders:\n  X:\n    threads: 1\n    num_threads: 2\n",
+     "sampled-metrics: config file my.yaml: config key recommenders.X.threads is given twice"),
     ("study:\n  figure5:\n    edges: [10]\n    bins: 3\n",
      "sampled-metrics: config key study.figure5: unknown key 'bins'"),
     ("study:\n  tie: average\n", "sampled-metrics: config key study.tie: 'average'"),
@@ -525,6 +623,25 @@ def test_snakemake_dry_run_fails_in_one_line(tmp_path, extra, expected):
     assert proc.returncode == 1
     assert one_line(proc.stderr.strip().splitlines()[-1]).startswith(expected), proc.stderr
     assert "Traceback" not in proc.stderr
+    assert {p for p in files_under(wd) - before if p.parts[0] != ".snakemake"} == set()
+
+
+@pytest.mark.workflow
+@pytest.mark.skipif(importlib.util.find_spec("pyarrow") is not None,
+                    reason="pyarrow is installed: Parquet is readable")
+def test_snakemake_dry_run_refuses_parquet_without_pyarrow(tmp_path):
+    wd = copy_workflow(tmp_path)
+    (wd / "mine.parquet").write_bytes(b"PAR1" + b"\0" * 8 + b"PAR1")
+    (wd / "my.yaml").write_text("datasets:\n  mine:\n    format: interactions\n    path: "
+                                "mine.parquet\n    md5: '" + "0" * 32 + "'\n    user_col: u\n"
+                                "    item_col: i\n    time_col: t\nstudy:\n  datasets: "
+                                "[mine]\n")
+    before = files_under(wd)
+    proc = snakemake(wd, "my.yaml", "-n", timeout=300)
+    assert proc.returncode == 1
+    assert one_line(proc.stderr.strip().splitlines()[-1]) == (
+        "sampled-metrics: config key datasets.mine: 'mine.parquet' is a Parquet file, which "
+        "needs pyarrow, not installed: pip install pyarrow (or convert it to CSV)"), proc.stderr
     assert {p for p in files_under(wd) - before if p.parts[0] != ".snakemake"} == set()
 
 
@@ -628,6 +745,16 @@ def test_ratings_variants_read_alike(tmp_path, variant):
 
 # --- library arguments --------------------------------------------------------------------
 
+class _HalfTrainer:
+    """A trainer with two of the three methods a RecBole record wraps."""
+
+    def evaluate(self, *args):
+        return {}
+
+    def _neg_sample_batch_eval(self, *args):
+        return None
+
+
 LIBRARY_CASES = [
     ("m=True", lambda: correction("recall@10", 100, True, "cls"),
      "m (number of sampled items) must be an integer, got the boolean True"),
@@ -681,7 +808,42 @@ LIBRARY_CASES = [
                                        n_u=np.array([5]), sampled={}, n_items=5,
                                        sampling="uniform", tie="random", seed=0),
      "unknown sampling law 'uniform'; expected one of binomial, hypergeometric"),
+    ("bound huge n", lambda: bound_full_metric("hr@10=0.730", 10 ** 9, 100, "recall@10"),
+     "the bounds' linear programmes over n = 1000000000 true ranks (1 observed, 1 target "
+     "metric) would need 104 GiB of memory, more than the 8 GiB available"),
+    ("bound level", lambda: bound_full_metric("hr@10=0.730", 1000, 100, "recall@10",
+                                              level=1.5), "level must lie in (0, 1), got 1.5"),
+    ("bound level NaN", lambda: bound_full_metric("hr@10=0.730", 1000, 100, "recall@10",
+                                                  level=float("nan")), "level must lie in"),
+    ("bound shape", lambda: bound_full_metric("hr@10=0.730", 1000, 100, "recall@10",
+                                              shape="flat"), "unknown shape 'flat'"),
+    ("bound tolerance twice", lambda: bound_full_metric(
+        "hr@10=0.730", 1000, 100, "recall@10", tolerance={"hr@10": 0.001, "recall@10": 0.002}),
+     "tolerance given twice for recall@10: as 'hr@10' and 'recall@10'"),
+    ("bound tolerance unobserved", lambda: bound_full_metric(
+        "hr@10=0.730", 1000, 100, "recall@10", tolerance={"mrr": 0.01}),
+     "tolerance given for 'mrr', which is not observed"),
+    ("bound tolerance bool", lambda: bound_full_metric(
+        "hr@10=0.730", 1000, 100, "recall@10", tolerance={"hr@10": True}),
+     "tolerance for 'hr@10' must be a number, got True"),
+    ("capture a half trainer", lambda: capture(_HalfTrainer()),
+     "capture needs a RecBole Trainer, got _HalfTrainer, which lacks the method "
+     "_full_sort_batch_eval"),
 ]
+
+
+def test_bound_accepts_what_the_command_line_does():
+    """A tolerance named by an alias of the observed metric (hr = hit = recall with one
+    relevant item) applies to it; shape 'none' is no shape."""
+    observed = {"hr@10": "0.730", "ndcg@10": "0.447"}
+    wide = bound_full_metric(observed, 3706, 100, "recall@10", tolerance={"recall@10": 0.01})
+    for alias in ("hr@10", "hit@10", "HR@10"):
+        assert bound_full_metric(observed, 3706, 100, "recall@10",
+                                 tolerance={alias: 0.01}) == wide
+    assert wide[1] > bound_full_metric(observed, 3706, 100, "recall@10")[1]
+    for none in ("none", "None"):
+        assert bound_full_metric(observed, 3706, 100, "ndcg@10", shape=none) == \
+            bound_full_metric(observed, 3706, 100, "ndcg@10", shape=None)
 
 
 @pytest.mark.parametrize("name, call, expected", LIBRARY_CASES,

@@ -54,7 +54,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize, stats
 
-from .checks import check_integer
+from .checks import check_allocation, check_integer
+from .estimators.histogram import check_law_matrix_size
 from .metrics import Metric, parse_metric
 from .evaluators.catalogue import get_evaluator
 from .evaluators.law import reported_rank_pmf
@@ -157,25 +158,56 @@ def parse_observed(observed) -> list[Observation]:
     return out
 
 
+def _tolerance_value(value, key=None) -> float:
+    """A tolerance: a finite number >= 0 (or its text; not a boolean); ValueError naming
+    ``key``."""
+    where = "tolerance" if key is None else f"tolerance for {key!r}"
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise ValueError(f"{where} must be a number, got {value!r:.60}") from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{where} must be a number, got {value!r:.60}")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"{where} must be finite and >= 0, got {value!r}")
+    return float(value)
+
+
+def _check_level(level) -> float:
+    """A confidence level in (0, 1) (not a boolean, not NaN)."""
+    if isinstance(level, (bool, np.bool_)) or not isinstance(
+            level, (int, float, np.integer, np.floating)) or not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r:.60}")
+    return float(level)
+
+
 def _tolerances(obs: list[Observation], tolerance, users, level) -> np.ndarray:
     """tol_j = rounding_j (or the caller's tolerance) + the sampling-noise allowance."""
     if tolerance is None:
         tol = np.array([o.rounding for o in obs])
     elif hasattr(tolerance, "items"):
-        by_name = {parse_metric(k).name: float(v) for k, v in tolerance.items()}
-        unknown = set(by_name) - {o.metric.name for o in obs}
+        by_name, given = {}, {}
+        for key, value in tolerance.items():
+            try:
+                name = parse_metric(key).one_item().name   # hr@10 is hit@10 is recall@10
+            except ValueError as err:
+                raise ValueError(f"tolerance for {key!r}: {err}") from None
+            if name in given:
+                raise ValueError(f"tolerance given twice for {name}: as {given[name]!r} and "
+                                 f"{key!r}")
+            by_name[name], given[name] = _tolerance_value(value, key), key
+        unknown = [given[name] for name in by_name if name not in {o.metric.name for o in obs}]
         if unknown:
-            raise ValueError(f"tolerance given for {sorted(unknown)}, which are not observed")
+            raise ValueError(f"tolerance given for {', '.join(map(repr, unknown))}, which "
+                             f"{'is' if len(unknown) == 1 else 'are'} not observed")
         tol = np.array([by_name.get(o.metric.name, o.rounding) for o in obs])
     else:
-        tol = np.full(len(obs), float(tolerance))
-    if not np.all(np.isfinite(tol)) or np.any(tol < 0):
-        raise ValueError(f"tolerance must be finite and >= 0, got {tolerance!r}")
+        tol = np.full(len(obs), _tolerance_value(tolerance))
     if users is None:
         return tol
     users = check_integer("users (number of users averaged)", users, 1)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
     z = stats.norm.ppf(1.0 - (1.0 - level) / (2 * len(obs)))
     noise = np.empty(len(obs))
     for j, o in enumerate(obs):
@@ -228,9 +260,25 @@ def _conflict(obs, A, lo, hi) -> list[int]:
 
 
 def _check_shape(shape):
+    """The shape of :data:`SHAPES`; ``'none'`` (any case, as on the command line) is None."""
+    if isinstance(shape, str) and shape.strip().lower() in ("none", "non-increasing"):
+        shape = None if shape.strip().lower() == "none" else "non-increasing"
     if shape not in SHAPES:
-        raise ValueError(f"unknown shape {shape!r}; expected None or 'non-increasing'")
+        raise ValueError(f"unknown shape {shape!r:.60}; expected None (or 'none') or "
+                         f"'non-increasing'")
     return shape
+
+
+def _check_size(n: int, m: int, observed: int, targets: int, evaluator) -> None:
+    """ValueError naming n unless the programmes' arrays over the n true ranks fit in memory
+    (before any is made): the expected values and targets of every column, their cumulative
+    means, the stacked constraints and the solver's copy; with an evaluator its n x (m+1)
+    law of the reported rank."""
+    check_allocation(n * (4 * observed + 2 * targets + 8), f"the bounds' linear programmes "
+                     f"over n = {n} true ranks ({observed} observed, {targets} target "
+                     f"metric{'s' if targets != 1 else ''})")
+    if evaluator is not None:
+        check_law_matrix_size(n, m)
 
 
 def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str = "binomial",
@@ -250,11 +298,13 @@ def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str =
         evaluator, m = e.name, e.negatives if m is None else m
     n, m = check_nm(n, m, sampling)
     shape = _check_shape(shape)
+    level = _check_level(level)
     obs = parse_observed(observed)
     target_list = [parse_metric(t) for t in ([targets] if isinstance(targets, (str, Metric))
                                              else targets)]
     if not target_list:
         raise ValueError("no target metric given")
+    _check_size(n, m, len(obs), len(target_list), evaluator)
     tol = _tolerances(obs, tolerance, users, level)
     value = np.array([o.value for o in obs])
     lo, hi = value - tol, value + tol
@@ -313,13 +363,15 @@ def bound_full_metric(observed, n: int, m: int | None, target, sampling: str = "
         Sampled items drawn with or without replacement.
     tolerance : float or mapping, optional
         Half-width of each observed value's uncertainty; default half a unit of its last
-        printed digit. A mapping gives it per metric (others keep the default).
-    shape : {None, 'non-increasing'}
-        Assumption on P(r) (module docstring: when it holds).
+        printed digit. A mapping gives it per metric, named as in ``observed`` or by an
+        alias (``hr@10``, ``hit@10`` and ``recall@10`` are one metric); others keep the
+        default.
+    shape : {None, 'none', 'non-increasing'}
+        Assumption on P(r) (module docstring: when it holds); ``'none'`` is None.
     users : int, optional
         Number of users averaged: adds the allowance for the sampled mean's own noise.
-    level : float
-        Simultaneous confidence level of that allowance (with ``users``).
+    level : float in (0, 1)
+        Simultaneous confidence level of that allowance (with ``users``; checked always).
     evaluator : str, optional
         The evaluator that produced the published values (``sampled-metrics evaluators``):
         E[M_j(r~) | r] is then taken under the law of the rank it reports (its self-draws,
@@ -336,6 +388,9 @@ def bound_full_metric(observed, n: int, m: int | None, target, sampling: str = "
     InconsistentObservations
         If no P gives all observed values; its message and ``conflict`` name a minimal set
         of the observed values that contradict each other.
+    ValueError
+        For an argument out of its range, or an n whose programmes would not fit in memory
+        (naming n, before any array of that size is made).
 
     Examples
     --------

@@ -74,6 +74,12 @@ def run(args) -> pd.DataFrame:
         if name.lower() not in SHAPE_NAMES:
             raise ValueError(f"--shape {name!r}: expected none or non-increasing")
         shapes.append(SHAPE_NAMES[name.lower()])
+    if not 0 < args.level < 1:
+        raise ValueError(f"--level must lie in (0, 1), got {args.level}")
+    if args.tolerance is not None and not 0 <= args.tolerance < float("inf"):
+        raise ValueError(f"--tolerance must be finite and >= 0, got {args.tolerance}")
+    if args.users is not None and args.users < 1:
+        raise ValueError(f"--users must be >= 1, got {args.users}")
     if args.evaluator is not None and args.sampling is not None:
         raise ValueError(f"--evaluator {args.evaluator} sets the law; drop --sampling")
     if args.evaluator is None and args.m is None:

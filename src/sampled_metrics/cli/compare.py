@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+from ..compare.matching import check_positive_tables, check_rank_files
 from ..compare.paired import compare_positives, compare_ranks
 from ..compare.repeats import agreement_summary, compare_repeats
 from ..compare.verdicts import check_interval_draws
@@ -93,15 +93,12 @@ def run(args) -> pd.DataFrame:
     npz = [p.suffix == ".npz" for p in paths.values()]
     if any(npz) and not all(npz):
         raise ValueError("--a and --b must both be rank files (.npz) or both not")
-    files = {k: read_rank_file(p) for k, p in paths.items()} if all(npz) else {}
+    if all(npz) and args.column is not None:
+        raise ValueError("--column only applies to CSV input, not rank files (.npz)")
+    files = _read_rank_files(paths, args.n) if all(npz) else {}
     if files:
-        if args.column is not None:
-            raise ValueError("--column only applies to CSV input, not rank files (.npz)")
         for k, f in files.items():
             args.m = file_m(f, paths[k], args.m)
-            if args.n is not None and args.n != f.n_items:
-                raise ValueError(f"{paths[k]}: the file records n = {f.n_items} items, but "
-                                 f"--n is {args.n}")
             if args.sampling is not None and args.sampling != f.sampling:
                 raise ValueError(f"{paths[k]}: ranks were drawn {f.sampling}, but --sampling "
                                  f"is {args.sampling}")
@@ -151,11 +148,9 @@ def _compare_long(args, paths: dict, formats: dict) -> pd.DataFrame:
                          f"row carries its user's numbers)")
     (table_a, users_a), (table_b, users_b) = (read_positions(paths[k], with_users=True)
                                               for k in ("a", "b"))
-    if not np.array_equal(users_a, users_b):
-        only_a, only_b = np.setdiff1d(users_a, users_b), np.setdiff1d(users_b, users_a)
-        raise ValueError(f"--a and --b hold different users ({only_a.size} only in "
-                         f"{paths['a']}, {only_b.size} only in {paths['b']}; e.g. "
-                         f"{(list(only_a) + list(only_b))[0]!r})")
+    shown = _shown(paths)
+    check_positive_tables(dict(zip(shown, (table_a, table_b))),
+                          dict(zip(shown, (users_a, users_b))))
     names = _display_names({}, paths, args)
     frame = compare_positives({names[0]: table_a, names[1]: table_b},
                               split_names(args.metric, "metric"),
@@ -163,6 +158,22 @@ def _compare_long(args, paths: dict, formats: dict) -> pd.DataFrame:
                               sampling=args.sampling or "binomial", level=args.level,
                               bootstrap=args.bootstrap, seed=args.seed)
     return _worded(frame, names)
+
+
+def _read_rank_files(paths: dict, n: int | None) -> dict:
+    """The workflow rank files of --a and --b, checked to belong to one comparison
+    (:func:`~sampled_metrics.compare.matching.check_rank_files`, each named by its path)."""
+    files = {key: read_rank_file(p) for key, p in paths.items()}
+    check_rank_files(dict(zip(_shown(paths), files.values())), n)
+    return files
+
+
+def _shown(paths: dict) -> list[str]:
+    """How messages name --a and --b: their paths (one file given twice is named twice)."""
+    shown = [str(paths["a"]), str(paths["b"])]
+    if shown[0] == shown[1]:
+        shown[1] += " (again)"
+    return shown
 
 
 def _worded(frame: pd.DataFrame, names: list) -> pd.DataFrame:

@@ -58,6 +58,8 @@ Modules (their names are importable from this package):
 ``verdicts``  verdicts from intervals, the interval for the exact difference, Table 4's
               criterion
 ``repeats``   every repeat of workflow rank files against the exact answer, and its summary
+``matching``  whether the inputs of a comparison belong together (the same users, candidates,
+              items and law; at least :data:`MIN_USERS` users), checked before any arithmetic
 
 The bootstrap itself (resampled users, percentile intervals) is :mod:`sampled_metrics.resampling`,
 shared with the commands.
@@ -67,8 +69,10 @@ from .bias import MES_ETA, bias_curve, mes_gradient
 from .paired import (COMPARE_COLUMNS, ESTIMATOR_METHODS, PRIOR_METHODS, compare_positives,
                      compare_ranks)
 from .repeats import agreement_summary, compare_repeats
+from .matching import MIN_USERS, check_positive_tables, check_rank_files
 
 __all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_positives", "compare_repeats",
            "verdict", "orders_like_exact", "mes_gradient",
            "exact_interval", "bias_curve", "agreement_summary", "COMPARE_COLUMNS",
-           "check_interval_draws", "PRIOR_METHODS", "MES_ETA"]
+           "check_interval_draws", "PRIOR_METHODS", "MES_ETA", "MIN_USERS", "check_rank_files",
+           "check_positive_tables"]

@@ -21,6 +21,7 @@ from ..resampling import percentile_interval, resampled_counts, resampled_users
 from ..sampling import check_nm
 from ..seeds import generator
 from .bias import MES_ETA, bias_curve, mes_gradient
+from .matching import MIN_USERS, check_positive_tables
 from .verdicts import check_interval_draws, exact_interval, verdict
 
 __all__ = ["ESTIMATOR_METHODS", "PRIOR_METHODS", "COMPARE_COLUMNS", "compare_ranks",
@@ -63,9 +64,9 @@ def _check_inputs(sampled: dict, m: int, paired: bool) -> dict:
     out = {}
     for name, ranks in sampled.items():
         r = np.asarray(ranks)
-        if r.ndim != 1 or r.size < 2:
-            raise ValueError(f"{name}: sampled ranks must be a vector of at least 2 users, got "
-                             f"shape {r.shape}")
+        if r.ndim != 1 or r.size < MIN_USERS:
+            raise ValueError(f"{name}: sampled ranks must be a vector of at least {MIN_USERS} "
+                             f"users, got shape {r.shape}")
         if not np.issubdtype(r.dtype, np.integer):
             if not (np.issubdtype(r.dtype, np.number) and np.all(np.mod(r, 1) == 0)):
                 raise ValueError(f"{name}: sampled ranks must be integers")
@@ -212,7 +213,10 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
     Parameters
     ----------
     tables : dict name -> PositiveTable
-        The same users 0..U-1, in the same order, in every table.
+        The same users 0..U-1, in the same order, in every table, each user with the same
+        positives k, N and M in every table, and at least
+        :data:`~sampled_metrics.compare.matching.MIN_USERS` users
+        (:func:`~sampled_metrics.compare.matching.check_positive_tables`).
     metrics, methods : sequences of str
         Metrics; corrections ``sampled``, ``rank_estimate``, ``minimal_bias``, ``cls``,
         ``bv_<gamma>``.
@@ -233,12 +237,9 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
                          f"not {', '.join(refused)} (they estimate a rank distribution from "
                          f"one positive per user)")
     check_interval_draws("bootstrap", bootstrap, level)
+    check_positive_tables(tables)
     names = list(tables)
-    users = {name: table.k.size for name, table in tables.items()}
-    if len(set(users.values())) > 1:
-        raise ValueError("the recommenders were evaluated on different users (" + ", ".join(
-            f"{name}: {count}" for name, count in users.items()) + ")")
-    U = users[names[0]]
+    U = tables[names[0]].k.size
     values = {}
     for name, table in tables.items():
         per_user = correct_positives(table, metric_list, labels, sampling, max_m=max_m)

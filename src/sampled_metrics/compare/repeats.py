@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..metrics import parse_metric
 from ..seeds import generator
+from .matching import check_rank_files
 from .paired import compare_ranks
 from .verdicts import VERDICTS, orders_like_exact
 
@@ -22,8 +23,9 @@ def compare_repeats(rank_files: dict, m: int, metrics, methods, *, repeats=None,
     Parameters
     ----------
     rank_files : dict name -> :class:`sampled_metrics.evaluation.rankfile.RankFile`
-        The same users in the same order, the same sampling law (negatives shared within a
-        repeat, as the workflow draws them).
+        The same users in the same order, each among the same n_u candidates, the same
+        n_items and sampling law (negatives shared within a repeat, as the workflow draws
+        them; :func:`~sampled_metrics.compare.matching.check_rank_files`).
     m : int
     repeats : sequence of int, optional
         Which repeats (default all of the first file's).
@@ -42,16 +44,9 @@ def compare_repeats(rank_files: dict, m: int, metrics, methods, *, repeats=None,
     (a confident verdict that contradicts the exact order).
     """
     files = dict(rank_files)
-    if len(files) < 2:
-        raise ValueError("need rank files of at least two recommenders")
+    check_rank_files(files)
     first = next(iter(files.values()))
-    for name, f in files.items():
-        if not np.array_equal(f.users, first.users):
-            raise ValueError(f"{name}: rank files hold different users; a paired comparison "
-                             f"needs the same users")
-        if f.sampling != first.sampling:
-            raise ValueError(f"rank files disagree on the sampling law: {first.sampling} vs "
-                             f"{f.sampling} ({name})")
+    for f in files.values():
         f.sampled_ranks(m)                                       # ValueError if m is absent
     n = first.n_items if n is None else n
     count = min(f.sampled_ranks(m).shape[0] for f in files.values())

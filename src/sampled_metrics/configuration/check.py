@@ -4,17 +4,20 @@ Three layers, each failing with a one-line :class:`ConfigError` that names the k
 user wrote it (``study.figure5.edge``), what was expected and what was found:
 
 1. :func:`check_config_files` reads every YAML file the run merges and refuses duplicate keys
-   (YAML itself keeps the last one silently) and files that are not a mapping.
+   (YAML itself keeps the last one silently), a renamed key given under both its names, and
+   files that are not a mapping.
 2. :func:`check_schema` validates the merged config against the closed JSON schema of
-   ``workflow/schemas/config.schema.yaml`` (unknown keys rejected at every level; each
-   ``datasets`` entry against its format's own keys, generated from the dataset registry;
-   every enumeration, e.g. ``recommenders.<name>.model`` or ``study.tie``, filled from the
-   library's registry of that idea by :func:`library_enums`).
+   ``workflow/schemas/config.schema.yaml`` (unknown keys rejected at every level; integers
+   written as integers, not 2048.0; each ``datasets`` entry against its format's own keys,
+   generated from the dataset registry; every enumeration, e.g.
+   ``recommenders.<name>.model`` or ``study.tie``, filled from the library's registry of
+   that idea by :func:`library_enums`).
 3. :func:`check_semantics` checks what the schema cannot: metric, correction and estimator
    names; the recommenders each table names exist and their parameters build a model; the tie
    policy gives integer sampled ranks; m fits the item count and the sampled ranks (repeats
    x users) fit in memory where the config decides them; the local archives the run reads
-   exist. Which datasets, recommenders and m the run has is the workflow's own fan-out plan
+   exist, and pyarrow is installed where one is Parquet. Which datasets, recommenders and m
+   the run has is the workflow's own fan-out plan
    (:class:`sampled_metrics.configuration.fanout.FanOut`), so these checks walk the jobs that
    will run.
 
@@ -39,6 +42,7 @@ from ..corrections.lookup import N_MODES
 from ..corrections.vectors import parse_correction
 from ..datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_users,
                         synthetic_parameters)
+from ..datasets.interactions import parquet_source, pyarrow_available
 from ..estimators.dispatch import parse_estimator
 from ..evaluation.engine import CANDIDATES, TIES, check_sampled_ranks_size
 from ..metrics import parse_metric
@@ -47,7 +51,7 @@ from ..recommenders import KINDS, needs_torch, torch_available
 from ..sampling import SAMPLING_LAWS
 from ..textfile import check_readable
 from .fanout import FanOut
-from .renamed import upgrade_renamed_keys
+from .renamed import given_twice, upgrade_renamed_keys
 
 __all__ = ["ConfigError", "check_config_files", "check_schema", "check_semantics",
            "check_config", "library_enums", "with_library_enums"]
@@ -113,10 +117,14 @@ def load_yaml_strict(path) -> dict:
 
 def check_config_files(paths) -> None:
     """:func:`load_yaml_strict` on every file of ``paths`` (the run's config files), each
-    named relative to the working directory when it lies below it (as the user typed it)."""
+    named relative to the working directory when it lies below it (as the user typed it),
+    and no file giving a renamed key under both its names (:func:`.renamed.given_twice`)."""
     for path in paths:
         rel = os.path.relpath(path)
-        load_yaml_strict(path if rel.startswith("..") else rel)
+        shown = path if rel.startswith("..") else rel
+        for new, old in given_twice(load_yaml_strict(shown)):
+            raise ConfigError(f"config file {shown}: config key {new} is given twice, also "
+                              f"under its old name {old}; keep only {new}")
 
 
 # --- the schema ---------------------------------------------------------------------------
@@ -216,9 +224,22 @@ def _with_dataset_formats(schema: dict) -> dict:
     return schema
 
 
+def _is_integer(checker, instance) -> bool:
+    """An integer as written: 2048, not 2048.0 (JSON Schema's own "integer" takes any float
+    with no fractional part), and never a boolean."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+#: The schema's validator, whose "integer" is exact (:func:`_is_integer`).
+_EXACT_TYPES = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 def check_schema(config: Mapping, schema) -> None:
     """Validate ``config`` against the closed schema (a mapping or a YAML path), each
-    ``datasets`` entry against its format. ConfigError for the most relevant error."""
+    ``datasets`` entry against its format; an integer must be written as one (2048, not
+    2048.0). ConfigError for the most relevant error."""
 
     if not isinstance(schema, Mapping):
         schema = load_yaml_strict(schema)
@@ -232,7 +253,7 @@ def check_schema(config: Mapping, schema) -> None:
         except ValueError as err:
             raise ConfigError(f"config key datasets.{name}: {str(err).split(': ', 1)[-1]}"
                               [:240]) from None
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _EXACT_TYPES(schema)
     error = best_match(validator.iter_errors(dict(config)))
     if error is not None:
         # within if/then the deepest error is the useful one
@@ -389,13 +410,20 @@ def _check_repeats(config) -> None:
 
 def _check_local_files(config) -> None:
     """A local archive (``datasets.<name>.path``) of a dataset the run reads must exist now,
-    not only when its job runs."""
+    not only when its job runs; an ``interactions`` file known to be Parquet
+    (:func:`~sampled_metrics.datasets.interactions.parquet_source`) needs pyarrow now."""
     entries = config.get("datasets") or {}
     for name in FanOut(config).used_datasets():
+        spec = entries.get(name) or {}
         try:
-            check_local_file(entries.get(name) or {})
+            check_local_file(spec)
         except ValueError as err:
             raise ConfigError(f"config key datasets.{name}.path: {str(err)[:200]}") from None
+        parquet = parquet_source(spec) if spec.get("format") == "interactions" else None
+        if parquet and not pyarrow_available():
+            raise ConfigError(f"config key datasets.{name}: {_short(parquet, 80)} is a Parquet "
+                              f"file, which needs pyarrow, not installed: pip install pyarrow "
+                              f"(or convert it to CSV)")
 
 
 def _check_jin(config) -> None:
@@ -573,11 +601,11 @@ def check_semantics(config: Mapping) -> None:
 
 
 def check_config(config: MutableMapping, schema, files=()) -> list[str]:
-    """All three layers: duplicate keys in ``files``, the schema, the semantics, after
-    moving renamed keys to their new names (in place, :mod:`.renamed`); returns the
-    deprecation line of each renamed key found."""
-    notes = upgrade_renamed_keys(config)
+    """All three layers: duplicate keys (and a renamed key under both names) in ``files``,
+    the schema, the semantics, after moving renamed keys to their new names (in place,
+    :mod:`.renamed`); returns the deprecation line of each renamed key found."""
     check_config_files(files)
+    notes = upgrade_renamed_keys(config)
     check_schema(config, schema)
     check_semantics(config)
     return notes

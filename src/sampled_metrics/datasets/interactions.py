@@ -6,6 +6,7 @@ import csv
 import importlib.util
 import io
 import os
+import zipfile
 from decimal import Decimal
 
 import numpy as np
@@ -17,12 +18,13 @@ from .members import describe, read_file
 from .split import COLUMNS
 
 __all__ = ["read_interactions_file", "read_interactions_spec", "check_column_keys",
-           "COLUMN_KEYS"]
+           "COLUMN_KEYS", "parquet_source", "pyarrow_available"]
 
 #: spec keys naming the columns that must exist (user, item, time)
 COLUMN_KEYS = ("user_col", "item_col", "time_col")
 
 _EXTENSION_SEP = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+_PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
 def check_column_keys(spec: dict) -> None:
@@ -39,6 +41,63 @@ def check_column_keys(spec: dict) -> None:
 
 def _is_parquet(raw: bytes) -> bool:
     return len(raw) >= 8 and raw[:4] == b"PAR1" and raw[-4:] == b"PAR1"
+
+
+def pyarrow_available() -> bool:
+    """Whether pyarrow, the Parquet reader, can be imported (without importing it)."""
+    return importlib.util.find_spec("pyarrow") is not None
+
+
+def _parquet_file(path: str) -> bool:
+    """Whether the local file ``path`` holds Parquet bytes (its first and last four)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() < 8:
+                return False
+            fh.seek(-4, os.SEEK_END)
+            return _is_parquet(head + fh.read(4))
+    except OSError:
+        return False
+
+
+def parquet_source(spec: dict) -> str | None:
+    """How the file of an ``interactions`` dataset spec is known to be Parquet, before it
+    is read: its ``member``, ``path`` or ``url`` ending in .parquet or .pq, or a local
+    ``path`` holding Parquet bytes (alone, or, by its first bytes, as the zip member read);
+    None otherwise (the read itself still recognises Parquet by its bytes).
+
+    Parameters
+    ----------
+    spec : dict
+        A dataset spec of format ``interactions``.
+
+    Returns
+    -------
+    str or None
+        The name as the spec gives it, or None.
+    """
+    names = [spec.get(k) for k in ("member", "path", "url")]
+    for name in names:
+        if isinstance(name, str) and name.lower().endswith(_PARQUET_SUFFIXES):
+            return name
+    path = spec.get("path")
+    if not isinstance(path, str) or not os.path.isfile(path):
+        return None
+    if not zipfile.is_zipfile(path):
+        return path if _parquet_file(path) else None
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = [m for m in archive.namelist() if not m.endswith("/")]
+            member = spec.get("member") or (members[0] if len(members) == 1 else None)
+            if member not in members:
+                return None
+            with archive.open(member) as fh:        # the head only: no decompressing it all
+                head = fh.read(4)
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return None
+    return f"{path} ({member})" if head == b"PAR1" else None
 
 
 def read_interactions_file(path, *, user_col: str, item_col: str, time_col: str,

@@ -274,6 +274,10 @@ class Capture:
         return frame
 
 
+#: The methods of a RecBole Trainer that :class:`Capture` wraps.
+_TRAINER_METHODS = ("evaluate", "_neg_sample_batch_eval", "_full_sort_batch_eval")
+
+
 def capture(trainer) -> Capture:
     """Record every later sampled ``trainer.evaluate`` of a RecBole trainer (module
     docstring); ``record.stop()`` (or ``with capture(trainer) as record:``) ends it.
@@ -287,9 +291,18 @@ def capture(trainer) -> Capture:
     Returns
     -------
     Capture
+
+    Raises
+    ------
+    ValueError
+        If ``trainer`` lacks one of the Trainer methods the record wraps (``evaluate``,
+        ``_neg_sample_batch_eval``, ``_full_sort_batch_eval``), naming it.
     """
-    if not hasattr(trainer, "_neg_sample_batch_eval") or not hasattr(trainer, "evaluate"):
-        raise ValueError(f"capture needs a RecBole Trainer, got {type(trainer).__name__}")
+    missing = [name for name in _TRAINER_METHODS if not callable(getattr(trainer, name, None))]
+    if missing:
+        raise ValueError(f"capture needs a RecBole Trainer, got {type(trainer).__name__}, "
+                         f"which lacks the method{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(missing)}")
     return Capture(trainer)
 
 
