@@ -57,7 +57,7 @@ from scipy import optimize, stats
 from .checks import check_allocation, check_integer
 from .estimators.histogram import check_law_matrix_size
 from .metrics import Metric, parse_metric
-from .evaluators.catalogue import get_evaluator
+from .evaluators.catalogue import correctable_evaluator
 from .evaluators.law import reported_rank_pmf
 from .sampling import check_nm, expected_metric_matrix, sampled_metric_weights
 
@@ -292,9 +292,7 @@ def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str =
     list of (target name, low, high), in the order of ``targets``.
     """
     if evaluator is not None:
-        e = get_evaluator(evaluator)
-        if e.sampling is None:
-            raise ValueError(f"evaluator {e.name!r}: {e.refused}")
+        e = correctable_evaluator(evaluator)
         evaluator, m = e.name, e.negatives if m is None else m
     n, m = check_nm(n, m, sampling)
     shape = _check_shape(shape)

@@ -9,12 +9,9 @@ median wall time and the ratio to the generic binomial law of the same size
 (ML-20M's items), m = 100.
 """
 import argparse
-import platform
-import statistics
-import time
 
 import numpy as np
-from threadpoolctl import threadpool_info
+from machine import machine, timed
 
 from sampled_metrics.evaluators import EVALUATORS, reported_rank_pmf
 from sampled_metrics.sampling import rank_pmf
@@ -26,28 +23,7 @@ parser.add_argument("--repeats", type=int, default=5)
 args = parser.parse_args()
 
 
-def cpu() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def timed(fn) -> tuple[float, float]:
-    times = []
-    for _ in range(args.repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
-
-
-blas = [f"{i['internal_api']} {i.get('version', '')} {i.get('architecture', '')}, "
-        f"{i['num_threads']} threads" for i in threadpool_info() if i["user_api"] == "blas"]
-print(f"CPU: {cpu()}; BLAS: {'; '.join(blas)}; n = {args.n}")
+print(f"{machine()}; n = {args.n}")
 rows = []
 for e in EVALUATORS.values():
     if e.sampling is None:
@@ -55,8 +31,8 @@ for e in EVALUATORS.values():
     for m in sorted({e.negatives, 100}) if e.negatives > 100 else [e.negatives]:
         if m >= args.n:
             continue
-        base = timed(lambda: rank_pmf(np.arange(1, args.n + 1), args.n, m))[1]
-        best, median = timed(lambda: reported_rank_pmf(e.name, args.n - 1, m))
+        base = timed(args.repeats, lambda: rank_pmf(np.arange(1, args.n + 1), args.n, m))[1]
+        best, median = timed(args.repeats, lambda: reported_rank_pmf(e.name, args.n - 1, m))
         rows.append((e.name, m, best, median, median / base))
 for name, m, best, median, ratio in rows:
     print(f"{name:22s} m = {m:4d}  best {best:6.3f} s  median {median:6.3f} s  "

@@ -11,14 +11,11 @@ the recommended answer in at most 3 s on 2 cores.
 """
 import argparse
 import os
-import platform
-import statistics
 import tempfile
-import time
 from types import SimpleNamespace
 
 import numpy as np
-from threadpoolctl import threadpool_info
+from machine import machine, timed
 
 from sampled_metrics.cli.estimate import run as estimate
 from sampled_metrics.intervals import recommended_interval
@@ -28,30 +25,7 @@ from sampled_metrics.steps.interval_study import true_ranks
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--repeats", type=int, default=5)
 args = parser.parse_args()
-
-
-def cpu() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def timed(fn) -> tuple[float, float]:
-    times = []
-    for _ in range(args.repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
-
-
-blas = [f"{i['internal_api']} {i.get('version', '')} {i.get('architecture', '')}, "
-        f"{i['num_threads']} threads" for i in threadpool_info() if i["user_api"] == "blas"]
-print(f"CPU: {cpu()}; BLAS: {'; '.join(blas)}")
+print(machine())
 n, m, users, metrics = 3706, 100, 6040, ["recall@10", "ndcg@10"]
 rng = np.random.default_rng(0)
 s = draw_sampled_ranks(true_ranks("ml1m", np.full(users, n), rng), n, m, rng=rng)
@@ -64,9 +38,12 @@ cli = SimpleNamespace(ranks=ranks_file.name, column=None, n=n, m=m,
                       sampling="binomial", repeat=None, bootstrap=100, level=0.95, seed=0,
                       metric=",".join(metrics), estimator="mle,mes,bv_0.1", eta=None,
                       weight=None, C=None, processes=1, evaluator=None)
-rows = [("recommended, one n", timed(lambda: recommended_interval(s, n, m, metrics))),
-        ("recommended, n_u per user", timed(lambda: recommended_interval(s_u, n_u, m, metrics))),
-        ("estimate (defaults, 1 process)", timed(lambda: estimate(SimpleNamespace(**vars(cli)))))]
+rows = [("recommended, one n",
+         timed(args.repeats, lambda: recommended_interval(s, n, m, metrics))),
+        ("recommended, n_u per user",
+         timed(args.repeats, lambda: recommended_interval(s_u, n_u, m, metrics))),
+        ("estimate (defaults, 1 process)",
+         timed(args.repeats, lambda: estimate(SimpleNamespace(**vars(cli)))))]
 base = rows[-1][1][1]
 for name, (best, median) in rows:
     print(f"{name:32s} best {best:7.3f} s  median {median:7.3f} s  "

@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = ["DRAWS", "SELF_DRAWS", "TIES", "Evaluator", "EVALUATORS", "get_evaluator",
-           "evaluator_names", "evaluator_sampling", "evaluator_notes"]
+           "evaluator_names", "correctable_evaluator", "evaluator_sampling", "evaluator_notes"]
 
 DRAWS = ("with_replacement", "without_replacement", "popularity", "top_popular")
 SELF_DRAWS = ("never", "tied", "merged")
@@ -235,6 +235,23 @@ recbole-uni, recbole-pop
     return EVALUATORS[name]
 
 
+def correctable_evaluator(evaluator) -> Evaluator:
+    """:func:`get_evaluator`, refusing in one line an evaluator no correction applies to.
+
+    Examples
+    --------
+    >>> correctable_evaluator("recbole-pop")
+    Traceback (most recent call last):
+    ...
+    ValueError: evaluator 'recbole-pop': popularity-sampled positions need each draw's \
+probability: use integrations.recbole.capture
+    """
+    e = get_evaluator(evaluator)
+    if e.sampling is None:
+        raise ValueError(f"evaluator {e.name!r}: {e.refused}")
+    return e
+
+
 def evaluator_sampling(evaluator, *, long: bool) -> str:
     """The law (``binomial`` or ``hypergeometric``) under which an evaluator's numbers are
     corrected: those of the long-format rows
@@ -250,9 +267,7 @@ def evaluator_sampling(evaluator, *, long: bool) -> str:
     >>> evaluator_sampling("rechorus-replacement", long=False)
     'binomial'
     """
-    e = get_evaluator(evaluator)
-    if e.sampling is None:
-        raise ValueError(f"evaluator {e.name!r}: {e.refused}")
+    e = correctable_evaluator(evaluator)
     if not long and (e.self_draw != "never" or e.duplicates == "collapsed"):
         what = ("can draw the positive itself" if e.self_draw != "never" else
                 "collapses duplicates")

@@ -32,7 +32,7 @@ from scipy import stats
 
 from ..checks import check_integer
 from ..sampling import rank_pmf
-from .catalogue import get_evaluator
+from .catalogue import correctable_evaluator
 
 __all__ = ["reported_rank_pmf", "distinct_draws_pmf"]
 
@@ -123,9 +123,7 @@ def reported_rank_pmf(evaluator, n_nonrelevant: int, m: int | None = None, x=Non
     >>> round(float(p[0, 0]), 4)      # at the top, it loses only to half of its self-draws
     0.986
     """
-    e = get_evaluator(evaluator)
-    if e.refused:
-        raise ValueError(f"evaluator {e.name!r}: {e.refused}")
+    e = correctable_evaluator(evaluator)
     N = check_integer("n_nonrelevant", n_nonrelevant)
     m = e.negatives if m is None else check_integer("m", m)
     if N < 1 or m < 1:

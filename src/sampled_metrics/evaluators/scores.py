@@ -21,13 +21,13 @@ import pandas as pd
 
 from ..checks import check_integer
 from ..seeds import generator
-from .catalogue import get_evaluator
+from .catalogue import correctable_evaluator
 
-__all__ = ["from_scores"]
+__all__ = ["from_scores", "first_occurrences"]
 
 
-def _first_occurrences(items: np.ndarray) -> np.ndarray:
-    """Mask of each row's first occurrence of every item id."""
+def first_occurrences(items: np.ndarray) -> np.ndarray:
+    """Mask of each row's first occurrence of every item id (a 2-d array of ids)."""
     order = np.argsort(items, axis=1, kind="stable")
     ordered = np.take_along_axis(items, order, axis=1)
     first = np.ones_like(ordered, dtype=bool)
@@ -77,9 +77,7 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
     >>> table.attrs["sampling"]
     'binomial'
     """
-    e = get_evaluator(evaluator)
-    if e.sampling is None:
-        raise ValueError(f"evaluator {e.name!r}: {e.refused}")
+    e = correctable_evaluator(evaluator)
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 2 or scores.shape[1] < 2:
         raise ValueError(f"scores must be (rows, 1 + m) with m >= 1, got shape "
@@ -114,9 +112,9 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
                              f"the negatives, which evaluator {e.name!r} never draws")
         valid &= ~own
         if e.duplicates == "collapsed":
-            valid &= _first_occurrences(items[:, negatives])
+            valid &= first_occurrences(items[:, negatives])
         elif e.duplicates == "none":
-            dup = ~_first_occurrences(items[:, negatives]) & valid
+            dup = ~first_occurrences(items[:, negatives]) & valid
             if dup.any():
                 raise ValueError(f"{int(dup.any(axis=1).sum())} rows repeat a negative, "
                                  f"which evaluator {e.name!r} draws without replacement")

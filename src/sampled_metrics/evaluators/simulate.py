@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .catalogue import get_evaluator
+from .catalogue import correctable_evaluator, get_evaluator
+from .scores import first_occurrences
 
 __all__ = ["simulate_candidates", "reported_ranks"]
 
@@ -47,9 +48,7 @@ def simulate_candidates(evaluator, x, n_nonrelevant, rng, m: int | None = None
     >>> scores.shape, bool((items[:, 0] == 0).all())
     ((2, 5), True)
     """
-    e = get_evaluator(evaluator)
-    if e.sampling is None:
-        raise ValueError(f"evaluator {e.name!r}: {e.refused}")
+    e = correctable_evaluator(evaluator)
     m = e.negatives if m is None else int(m)
     x = np.asarray(x, dtype=np.int64)
     N = np.broadcast_to(np.asarray(n_nonrelevant, dtype=np.int64), x.shape)
@@ -74,13 +73,8 @@ def reported_ranks(evaluator, scores, items, rng) -> np.ndarray:
     e = get_evaluator(evaluator)
     scores, items = np.asarray(scores), np.asarray(items)
     pos, neg, ids = scores[:, :1], scores[:, 1:], items[:, 1:]
-    keep = np.ones(ids.shape, dtype=bool)
-    if e.duplicates == "collapsed" or e.self_draw == "merged":
-        order = np.argsort(ids, axis=1, kind="stable")
-        ordered = np.take_along_axis(ids, order, axis=1)
-        first = np.ones(ids.shape, dtype=bool)
-        first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-        np.put_along_axis(keep, order, first, axis=1)
+    keep = (first_occurrences(ids) if e.duplicates == "collapsed" or e.self_draw == "merged"
+            else np.ones(ids.shape, dtype=bool))
     if e.self_draw == "merged":
         keep &= ids != items[:, :1]
     above = ((neg > pos) & keep).sum(axis=1)
