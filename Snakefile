@@ -19,11 +19,9 @@ report: "workflow/report/workflow.rst"
 
 
 # Config mistakes end here, at `snakemake -n`, in one line naming the key (configuration/check.py):
-# duplicate YAML keys, the closed schema (each dataset against its format), names, references;
-# a renamed key is read under its old name for one release, with a one-line notice.
+# duplicate YAML keys, the closed schema (each dataset against its format), names, references.
 try:
-    for note in check_config(config, "workflow/schemas/config.schema.yaml", workflow.configfiles):
-        print(f"sampled-metrics: {note}", file=sys.stderr)
+    check_config(config, "workflow/schemas/config.schema.yaml", workflow.configfiles)
 except ConfigError as err:
     sys.exit(f"sampled-metrics: {err}")
 validate(config, "workflow/schemas/config.schema.yaml")  # fills the schema's defaults

@@ -120,6 +120,7 @@ def test_the_bullet_names_every_place_the_test_edits():
 
 
 @pytest.mark.workflow
+@pytest.mark.slow
 def test_a_table_and_a_figure_added_in_the_documented_places_are_planned(tmp_path):
     root = copy_workflow(tmp_path)
     shutil.copytree(ROOT / "src", root / "src")

@@ -1,10 +1,11 @@
 """Adding a recommender, a correction or an estimator touches only the places docs/design.md
 lists (its bullets "a recommender", "a correction" and "an estimator" under "Where a new
-piece goes"): in a copy of the library, a toy recommender kind (item popularity), a toy
-correction (half the uncorrected metric) and a toy estimator (the uniform P(R)) are added in
-exactly those places; the library then computes with them by name and ``snakemake -n``
-plans a config that ranks the toy kind and names the others in the study and in Jin et al.'s
-tables."""
+piece goes"). A toy correction (half the uncorrected metric) and a toy estimator (the
+uniform P(R)) are registered through the registries' public ``register`` (the same call as
+one entry in ``registry.py``), with no source text edited; the library, the command line and
+the config check then use them by name. A toy recommender kind (item popularity) is added to
+a copy of the library in the places of its bullet, and ``snakemake -n`` plans a config that
+ranks it."""
 import os
 import re
 import shutil
@@ -12,12 +13,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+import yaml
 from conftest import ROOT, copy_workflow, snakemake
 
 KINDS = "src/sampled_metrics/recommenders/__init__.py"
-VECTORS = "src/sampled_metrics/corrections/vectors.py"
-DISPATCH = "src/sampled_metrics/estimators/dispatch.py"
 
 #: the toy kind's module, a ``Recommender`` subclass in ``recommenders/``
 POPULAR = '''"""A toy recommender: every user scores an item by its training interactions."""
@@ -44,15 +45,30 @@ import scipy.sparse as sp
 from sampled_metrics.recommenders import make_recommender
 model = make_recommender("popular").fit(sp.csr_matrix(np.eye(3)[[0, 0, 1]]))
 assert model.score([0]).tolist() == [[2.0, 1.0, 0.0]]
-from sampled_metrics.corrections import correction
-from sampled_metrics.estimators import estimate_from_histogram, metric_from_distribution
-half = correction("recall@10", 200, 20, "half")
-assert np.allclose(half, 0.5 * correction("recall@10", 200, 20, "sampled"))
-p = estimate_from_histogram(np.ones(21), 200, 20, "flat")
-assert np.allclose(p, 1 / 200)
-assert abs(metric_from_distribution("recall@10", p) - 10 / 200) < 1e-12
 print("used")
 '''
+
+
+def half_vectors(problem, gamma=None):
+    """The toy correction: half the uncorrected metric."""
+    from sampled_metrics.corrections.vectors import sampled_vectors
+    return 0.5 * sampled_vectors(problem)
+
+
+def flat_distribution(hist, n, m, sampling="binomial"):
+    """The toy estimator: the uniform P(R)."""
+    return np.full(n, 1.0 / n)
+
+
+@pytest.fixture
+def toys(monkeypatch):
+    """The toy correction and estimator, registered for one test (the registries restored
+    after it)."""
+    from sampled_metrics.registry import CORRECTIONS, ESTIMATORS, Entry
+    for registry in (CORRECTIONS, ESTIMATORS):
+        monkeypatch.setattr(registry, "_own", dict(registry._own))
+    CORRECTIONS.register(Entry("half", "half the uncorrected metric", half_vectors))
+    ESTIMATORS.register(Entry("flat", "the uniform P(R)", flat_distribution))
 
 
 def _bullet(name: str) -> str:
@@ -70,30 +86,16 @@ def _edit(path: Path, anchor: str, new: str) -> None:
 
 
 def _add_toys(src: Path) -> None:
-    """The toy recommender, correction and estimator, each in the places of its bullet only."""
+    """The toy recommender, in the places of its bullet only."""
     (src / "src/sampled_metrics/recommenders/popular.py").write_text(POPULAR)
     _edit(src / KINDS, "KINDS = {", "from .popular import Popular  # noqa: E402\n\nKINDS = {\"popular\": Popular, ")
-    vectors = src / VECTORS
-    text = vectors.read_text()
-    registry = re.search(r"^CORRECTIONS = \((.*?)\)$", text, re.M)
-    _edit(vectors, registry.group(0), f'CORRECTIONS = ({registry.group(1)}, "half")')
-    _edit(vectors, '            elif name == "mapping":\n',
-          '            elif name == "half":\n'
-          '                out[k, e] = 0.5 * sampled_metric_weights(metric, m)\n'
-          '            elif name == "mapping":\n')
-    dispatch = src / DISPATCH
-    _edit(dispatch, 'ESTIMATORS = {"mle":', 'ESTIMATORS = {"flat": (), "mle":')
-    _edit(dispatch, '    if name == "mes":\n',
-          '    if name == "flat":\n        return np.full(n, 1.0 / n)\n    if name == "mes":\n')
 
 
 def test_the_bullets_name_the_places_the_test_edits():
     assert "`Recommender` subclass in `recommenders/`" in _bullet("a recommender")
     assert "`recommenders.KINDS`" in _bullet("a recommender")
-    assert "`CORRECTIONS`" in _bullet("a correction")
-    assert "`correction_array`" in _bullet("a correction")
-    assert "`ESTIMATORS`" in _bullet("an estimator")
-    assert "`estimate_from_histogram`" in _bullet("an estimator")
+    assert "`registry.CORRECTIONS`" in _bullet("a correction")
+    assert "`registry.ESTIMATORS`" in _bullet("an estimator")
 
 
 def test_an_unregistered_name_is_refused_where_it_is_used():
@@ -106,8 +108,39 @@ def test_an_unregistered_name_is_refused_where_it_is_used():
         estimate_from_histogram([1] * 21, 200, 20, "flat")
 
 
+def test_a_registered_correction_and_estimator_are_used_by_name(toys, capsys, tmp_path):
+    from sampled_metrics import correct, correction
+    from sampled_metrics.cli import build_parser, main
+    from sampled_metrics.configuration.check import check_semantics
+    from sampled_metrics.estimators import estimate_from_histogram, metric_from_distribution
+    half = correction("recall@10", 200, 20, "half")
+    assert np.allclose(half, 0.5 * correction("recall@10", 200, 20, "sampled"))
+    ranks = np.array([1, 2, 5, 21])
+    table = correct(ranks, 200, 20, "recall@10", ["sampled", "half"], bootstrap=0)
+    assert table.value.tolist() == [0.75, 0.375]        # 3 of 4 in the sampled top 10
+    p = estimate_from_histogram(np.ones(21), 200, 20, "flat")
+    assert np.allclose(p, 1 / 200)
+    assert abs(metric_from_distribution("recall@10", p) - 10 / 200) < 1e-12
+    help_text = build_parser()._subparsers._group_actions[0].choices["correct"].format_help()
+    assert "half" in help_text
+    (tmp_path / "r.txt").write_text("1\n2\n5\n21\n")
+    assert main(["correct", "--ranks", str(tmp_path / "r.txt"), "--n", "200", "--m", "20",
+                 "--metric", "recall@10", "--method", "half", "--bootstrap", "0",
+                 "--format", "csv"]) == 0
+    assert "recall@10,half,0.375" in capsys.readouterr().out
+    assert main(["estimate", "--ranks", str(tmp_path / "r.txt"), "--n", "200", "--m", "20",
+                 "--metric", "recall@10", "--method", "flat", "--bootstrap", "0",
+                 "--format", "csv"]) == 0
+    assert "recall@10,flat,0.05" in capsys.readouterr().out
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config["study"]["corrections"] = ["sampled", "half"]
+    config["jin"]["estimators"] = ["mle", "flat"]
+    check_semantics(config)
+
+
 @pytest.mark.workflow
-def test_a_recommender_a_correction_and_an_estimator_added_in_the_documented_places_are_used(tmp_path):
+@pytest.mark.slow
+def test_a_recommender_added_in_the_documented_places_is_used(tmp_path):
     root = copy_workflow(tmp_path)
     shutil.copytree(ROOT / "src", root / "src")
     _add_toys(root)
@@ -117,10 +150,8 @@ def test_a_recommender_a_correction_and_an_estimator_added_in_the_documented_pla
     assert used.stdout.strip() == "used", used.stderr[-3000:]
     (root / "my.yaml").write_text(
         "recommenders:\n  P: {model: popular}\n"
-        "study:\n  recommenders: [X, Y, Z, P]\n  corrections: [sampled, cls, half]\n"
-        "jin:\n  corrections: [cls, half]\n  estimators: [mle, flat]\n")
+        "study:\n  recommenders: [X, Y, Z, P]\n")
     proc = snakemake(root, "-n", "--configfile", "config/test.yaml", "my.yaml", timeout=300,
                      env=env)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    assert "estimates" in proc.stdout
     assert re.search(r"wildcards: dataset=synthetic, recommender=P\b", proc.stdout)

@@ -21,7 +21,7 @@ def observed_of(P, metrics, n, m, sampling="binomial"):
 
 
 def full_of(P, metric, n):
-    return float(sm.metric_weights(metric, n) @ P)
+    return float(sm.metrics.metric_weights(metric, n) @ P)
 
 
 def test_docstring_examples():
@@ -67,7 +67,7 @@ def test_lp_matches_brute_force_on_tiny_n(shape, sampling):
     n, m = 9, 3
     a = expected_metric_matrix([sampled_metric_weights("ndcg@2", m)], np.arange(1, n + 1), n,
                                m, sampling)[0]
-    T = sm.metric_weights("recall@3", n)
+    T = sm.metrics.metric_weights("recall@3", n)
     if shape:      # columns of the uniform distributions on 1..i
         a, T = np.cumsum(a) / np.arange(1, n + 1), np.cumsum(T) / np.arange(1, n + 1)
     for frac, tol in [(0.3, 0.0), (0.6, 0.02), (0.9, 0.01)]:
@@ -106,8 +106,8 @@ def test_noise_allowance_covers_a_sampled_evaluation():
     for seed in range(5):
         r = np.random.default_rng(seed).choice(np.arange(1, n + 1), size=users, p=P)
         s = sm.draw_sampled_ranks(r, n, m, rng=seed)
-        given = {x: float(sm.metric_value(x, s, m + 1).mean()) for x in names}
-        truth = float(sm.metric_value("recall@10", r, n).mean())
+        given = {x: float(sm.metrics.metric_value(x, s, m + 1).mean()) for x in names}
+        truth = float(sm.metrics.metric_value("recall@10", r, n).mean())
         low, high = bound_full_metric(given, n, m, "recall@10", tolerance=0, users=users)
         assert low <= truth <= high
         # without the allowance the same values are (nearly always) inconsistent or too tight
@@ -182,7 +182,7 @@ def test_several_targets_equal_one_at_a_time():
 
 def test_cli_bound(capsys):
     code, out, err = run_cli(capsys, "bound", "--n", "3706", "--m", "100", "--observed",
-                         "hr@10=0.730,ndcg@10=0.447", "--target", "recall@10,ndcg@10",
+                         "hr@10=0.730,ndcg@10=0.447", "--metric", "recall@10,ndcg@10",
                          "--format", "csv")
     assert code == 0, err
     rows = {(a, b): (float(c), float(d)) for a, b, c, d in
@@ -198,7 +198,7 @@ def test_cli_bound(capsys):
 @pytest.mark.parametrize("args, message", [
     (["--observed", "hr@10=abc"], "--observed 'hr@10=abc': expected a number"),
     (["--observed", "hr@10=0.73,ndcg@10=0.9"], "contradict each other"),
-    (["--target", "rec@1"], "--target 'rec@1': unknown metric"),
+    (["--metric", "rec@1"], "--metric 'rec@1': unknown metric"),
     (["--shape", "up"], "--shape 'up'"),
     (["--m", "5000"], "need n > m"),
 ])

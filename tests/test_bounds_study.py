@@ -69,6 +69,7 @@ def test_validation_writes_its_tables(synthetic, tmp_path):
     assert np.allclose(widths.high - widths.low, widths.width)
 
 
+@pytest.mark.slow
 def test_ml1m_study_intervals_contain_the_exact_values(ml1m, tmp_path):
     """X, Y, Z of the study on ML-1M: from each repeat's sampled means the intervals without
     shape contain the exact Recall@10 and NDCG@10 under both protocols; with the

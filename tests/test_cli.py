@@ -13,7 +13,7 @@ def test_correct_prints_corrected_means(tmp_path, capsys):
     f = tmp_path / "ranks.txt"
     f.write_text("\n".join(map(str, ranks)) + "\n")
     code, out, err = run_cli(capsys, "correct", "--ranks", str(f), "--n", "3706", "--m", "100",
-                         "--metric", "ap,recall@10", "--correction", "sampled,bv_0.1,cls",
+                         "--metric", "ap,recall@10", "--method", "sampled,bv_0.1,cls",
                          "--format", "csv")
     assert code == 0, err
     lines = dict(((a, b), float(c)) for a, b, c, *_ in
@@ -28,7 +28,7 @@ def test_correct_reads_csv_column(tmp_path, capsys):
     f = tmp_path / "ranks.csv"
     f.write_text("user,rank\n1,1\n2,5\n3,11\n")
     code, out, err = run_cli(capsys, "correct", "--ranks", str(f), "--column", "rank", "--n",
-                         "1000", "--m", "10", "--metric", "recall@10", "--correction", "sampled")
+                         "1000", "--m", "10", "--metric", "recall@10", "--method", "sampled")
     assert code == 0, err
     assert "0.666667" in out
 
@@ -40,7 +40,7 @@ def test_correct_reads_csv_column(tmp_path, capsys):
     ("1\n2.5\n", [], "not an integer"),
     ("1\nabc\n", [], "not an integer"),
     ("1\n", ["--m", "1000"], "need n > m"),
-    ("1\n", ["--correction", "bv", "--gamma", "3"], "gamma"),
+    ("1\n", ["--method", "bv", "--gamma", "3"], "gamma"),
     ("1\n", ["--metric", "bogus"], "unknown metric"),
     ("a,b\n1,2\n", ["--column", "rank"], "no column 'rank'"),
 ])
@@ -69,7 +69,7 @@ def test_bootstrap_interval_and_npz_input(tmp_path, capsys):
              n_u=np.full(400, 900), sampled={50: sampled}, n_items=1000,
              sampling="hypergeometric", tie="random", seed=0).write(f)
     argv = ["correct", "--ranks", str(f), "--repeat", "2", "--n", "1000", "--m", "50",
-            "--metric", "ap", "--correction", "sampled,bv_0.1", "--format", "csv"]
+            "--metric", "ap", "--method", "sampled,bv_0.1", "--format", "csv"]
     assert main(argv) == 0
     first = capsys.readouterr().out
     assert main(argv) == 0
@@ -110,7 +110,7 @@ def test_estimate_bootstrap_is_the_batched_estimate_of_each_draw(tmp_path, capsy
     f.write_text("\n".join(map(str, ranks)) + "\n")
     argv = ["estimate", "--ranks", str(f), "--n", str(n), "--m", str(m), "--bootstrap",
             str(draws), "--seed", str(seed), "--metric", "recall@10,ndcg@10", "--format", "csv",
-            "--estimator", "mle,wmle,mes,bv_0.1"]
+            "--method", "mle,wmle,mes,bv_0.1"]
     outputs = []
     for processes in ("1", "2"):
         code, out, err = run_cli(capsys, *argv, "--processes", processes)

@@ -16,7 +16,7 @@ def test_positions_csv_one_positive_equals_rank_input(tmp_path, capsys):
     (tmp_path / "ranks.txt").write_text("\n".join(map(str, ranks)))
     pd.DataFrame({"user": np.arange(200), "position": ranks, "n_nonrelevant": 999,
                   "n_negatives": 50}).to_csv(tmp_path / "pos.csv", index=False)
-    args = ["--metric", "recall@10,ap", "--correction", "sampled,cls,bv_0.1",
+    args = ["--metric", "recall@10,ap", "--method", "sampled,cls,bv_0.1",
             "--format", "csv", "--bootstrap", "50"]
     code, text, _ = run_cli(capsys, "correct", "--ranks", str(tmp_path / "pos.csv"), *args)
     assert code == 0
@@ -35,7 +35,7 @@ def test_positions_csv_several_positives(tmp_path, capsys):
     pd.DataFrame(rows, columns=["user", "position", "n_nonrelevant", "n_negatives"]
                  ).to_csv(tmp_path / "pos.csv", index=False)
     code, text, _ = run_cli(capsys, "correct", "--ranks", str(tmp_path / "pos.csv"),
-                            "--metric", "ndcg@10", "--correction", "bv_0.1", "--format", "csv")
+                            "--metric", "ndcg@10", "--method", "bv_0.1", "--format", "csv")
     assert code == 0
     got = pd.read_csv(io.StringIO(text))["value"].iloc[0]
     want = correct_multi_positive("ndcg@10", [[4], [1, 7], [2, 3, 22]], [100, 300, 200],
@@ -73,7 +73,7 @@ def test_draws_csv_weighted(tmp_path, capsys):
     ("user,position,n_nonrelevant,above,prob\n1,1,50,1,0\n", [], "in.csv:2: prob 0 outside (0, 1]"),
     ("user,position,n_nonrelevant,above,prob\n1,1,50,2,0.1\n", [],
      "in.csv:2: above 2 outside 0..1"),
-    ("user,position,n_nonrelevant,above,prob\n1,1,50,1,0.1\n", ["--correction", "cls"],
+    ("user,position,n_nonrelevant,above,prob\n1,1,50,1,0.1\n", ["--method", "cls"],
      "allow the corrections sampled and weighted_rank_estimate, not cls"),
 ])
 def test_bad_csv(tmp_path, capsys, content, extra, message):

@@ -32,7 +32,7 @@ def test_compare_text_files(tmp_path, capsys, rank_files):
     for name in ("A", "B"):
         ranks = read_rank_file(rank_files[name]).sampled_ranks(M, 0)
         (tmp_path / f"{name}.txt").write_text("\n".join(map(str, ranks)) + "\n")
-    code, out, err = run_cli(capsys, "compare", "--a", str(tmp_path / "A.txt"), "--b",
+    code, out, err = run_cli(capsys, "compare", str(tmp_path / "A.txt"),
                          str(tmp_path / "B.txt"), "--n", str(N), "--m", str(M), "--metric",
                          "recall@10", "--method", "sampled,cls",
                          "--format", "csv")
@@ -43,7 +43,7 @@ def test_compare_text_files(tmp_path, capsys, rank_files):
 
 
 def test_compare_rank_files_over_repeats(capsys, rank_files):
-    code, out, err = run_cli(capsys, "compare", "--a", str(rank_files["A"]), "--b",
+    code, out, err = run_cli(capsys, "compare", str(rank_files["A"]),
                          str(rank_files["B"]), "--repeats", "all", "--metric", "recall@10",
                          "--method", "cls", "--bootstrap", "200",
                          "--format", "csv")
@@ -55,7 +55,7 @@ def test_compare_rank_files_over_repeats(capsys, rank_files):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--b", "OTHER.txt"], "both be rank files"),
+    (["OTHER.txt"], "must all be rank files"),
     (["--repeats", "9"], "--repeats must lie in 1..4"),
     (["--repeats", "x"], "positive integer or 'all'"),
     (["--repeats", "2", "--repeat", "1"], "not both"),
@@ -66,11 +66,11 @@ def test_compare_rank_files_over_repeats(capsys, rank_files):
     (["--column", "rank"], "--column only applies"),
 ])
 def test_compare_bad_inputs_one_line(capsys, rank_files, tmp_path, extra, message):
-    argv = ["compare", "--a", str(rank_files["A"]), "--b", str(rank_files["B"]),
+    argv = ["compare", str(rank_files["A"]), str(rank_files["B"]),
             "--estimator-bootstrap", "0"]
-    if extra[:1] == ["--b"]:
+    if extra == ["OTHER.txt"]:
         (tmp_path / "OTHER.txt").write_text("1\n2\n")
-        extra = ["--b", str(tmp_path / "OTHER.txt")]
+        argv[2], extra = str(tmp_path / "OTHER.txt"), []
     code, out, err = run_cli(capsys, *argv, *extra)
     assert code == 2 and message in err and err.count("\n") == 1, err
 
@@ -78,11 +78,11 @@ def test_compare_bad_inputs_one_line(capsys, rank_files, tmp_path, extra, messag
 def test_compare_text_needs_n_and_m(capsys, tmp_path):
     for name in ("a", "b"):
         (tmp_path / f"{name}.txt").write_text("1\n2\n3\n")
-    code, _, err = run_cli(capsys, "compare", "--a", str(tmp_path / "a.txt"), "--b",
+    code, _, err = run_cli(capsys, "compare", str(tmp_path / "a.txt"),
                        str(tmp_path / "b.txt"), "--m", "5")
-    assert code == 2 and "--n and --m are required" in err
+    assert code == 2 and "--n is required" in err
     (tmp_path / "b.txt").write_text("1\n9\n3\n")
-    code, _, err = run_cli(capsys, "compare", "--a", str(tmp_path / "a.txt"), "--b",
+    code, _, err = run_cli(capsys, "compare", str(tmp_path / "a.txt"),
                        str(tmp_path / "b.txt"), "--m", "5", "--n", "50")
     assert code == 2 and "b.txt:2: sampled rank 9 outside 1..m+1=6" in err
 
@@ -128,20 +128,20 @@ def test_long_format_pairs_users_by_id_and_takes_names(tmp_path, capsys):
     order = rng.permutation(users)                       # B's rows in another user order
     b = _long_csv(tmp_path / "b.csv", ids[order], [bad[i] for i in order], [900] * users,
                   [100] * users)
-    code, out, err = run_cli(capsys, "compare", "--a", str(a), "--b", str(b), "--name-a", "BPR",
+    code, out, err = run_cli(capsys, "compare", str(a), str(b), "--name-a", "BPR",
                          "--name-b", "Pop", "--metric", "hit@10,recall@10",
                          "--method", "sampled,cls", "--format", "csv", "--bootstrap", "200")
     assert code == 0, err
     lines = out.strip().splitlines()
     assert len(lines) == 5 and all(line.endswith("BPR better") for line in lines[1:]), out
-    code, _, err = run_cli(capsys, "compare", "--a", str(a), "--b", str(b), "--method", "mn")
+    code, _, err = run_cli(capsys, "compare", str(a), str(b), "--method", "mn")
     assert code == 2 and "corrections only, not mn" in err
     c = _long_csv(tmp_path / "c.csv", ids[:-1], bad[:-1], [900] * (users - 1),
                   [100] * (users - 1))
-    code, _, err = run_cli(capsys, "compare", "--a", str(a), "--b", str(c))
+    code, _, err = run_cli(capsys, "compare", str(a), str(c))
     assert code == 2 and "hold different users (1 only in" in err, err
-    code, _, err = run_cli(capsys, "compare", "--a", str(a), "--b", str(b), "--n", "1000")
+    code, _, err = run_cli(capsys, "compare", str(a), str(b), "--n", "1000")
     assert code == 2 and "--n do(es) not apply to long-format CSVs" in err, err
-    code, _, err = run_cli(capsys, "compare", "--a", str(a), "--b", str(b), "--name-a", "X",
+    code, _, err = run_cli(capsys, "compare", str(a), str(b), "--name-a", "X",
                        "--name-b", "X")
     assert code == 2 and "--name-a and --name-b must differ" in err, err

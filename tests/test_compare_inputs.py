@@ -25,7 +25,7 @@ def _rank_file(path, users=None, n_items=N, sampling="binomial", n_u=None, seed=
 
 
 def _compare(capsys, a, b, *extra):
-    code, out, err = run_cli(capsys, "compare", "--a", str(a), "--b", str(b), "--metric",
+    code, out, err = run_cli(capsys, "compare", str(a), str(b), "--metric",
                              "recall@10", "--method", "sampled", "--bootstrap", "100", *extra)
     return code, out, err
 

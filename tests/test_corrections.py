@@ -36,7 +36,7 @@ def test_bv_gamma_one_with_prior_is_posterior_mean():
 
 @pytest.mark.parametrize("law", LAWS)
 def test_chunked_and_direct_moments_agree(law, monkeypatch):
-    import sampled_metrics.corrections as C
+    import sampled_metrics.corrections.vectors as C
     from sampled_metrics.corrections import moments
     monkeypatch.setattr(moments, "BLOCK_ENTRIES", 997)        # many small blocks and bands
     n, m = 3000, 60
@@ -188,25 +188,6 @@ def test_invalid_arguments(kwargs, match):
         correction("ap", **kwargs)
 
 
-def test_method_is_the_old_keyword_of_correction():
-    """``method=`` (``methods=``) still names the correction(s) for one release, with a
-    one-line DeprecationWarning naming the new keyword; both at once is a TypeError."""
-    from sampled_metrics.corrections import correction_label, correction_vectors, \
-        parse_correction
-    with pytest.warns(DeprecationWarning, match=r"^correction\(method=\.\.\.\) is now "
-                                                r"correction\(correction=\.\.\.\)$"):
-        old = correction("ap", n=100, m=10, method="cls")
-    assert np.array_equal(old, correction("ap", n=100, m=10, correction="cls"))
-    with pytest.warns(DeprecationWarning, match=r"correction_vectors\(methods=\.\.\.\)"):
-        assert list(correction_vectors(["ap"], 100, 10, methods=["cls"])) == [("ap", "cls")]
-    with pytest.warns(DeprecationWarning, match=r"parse_correction\(method=\.\.\.\)"):
-        assert parse_correction(method="bv_0.1") == ("bv", 0.1)
-    with pytest.warns(DeprecationWarning, match=r"correction_label\(method=\.\.\.\)"):
-        assert correction_label(method="BV", gamma=0.1) == "bv_0.1"
-    with pytest.raises(TypeError, match="give correction only"):
-        correction("ap", n=100, m=10, method="cls", correction="cls")
-
-
 def test_parse_method_labels():
     assert parse_correction("bv_0.1") == ("bv", 0.1)
     assert parse_correction("BV", 0.01) == ("bv", 0.01)
@@ -215,6 +196,7 @@ def test_parse_method_labels():
         ("ap", "bv_1"), ("ap", "bv_0.5"), ("ap", "cls")}
 
 
+@pytest.mark.slow
 def test_large_n_and_m_work_without_dense_matrix():
     # n x (m+1) float64 would be 1.6 GB; the band accumulation needs O(m^2) memory.
     # (n = 10^6 with m = 10^4 works too, in ~80 s: see workflow/benchmarks/bench_corrections.py)
@@ -260,7 +242,8 @@ def test_lookup_exact_path_equals_correction_vectors(law):
 @pytest.mark.parametrize("law", LAWS)
 def test_lookup_grid_path_is_within_tolerance(law, caplog):
     import logging
-    from sampled_metrics.corrections import LOOKUP_TOL, correction_lookup
+    from sampled_metrics.corrections import correction_lookup
+    from sampled_metrics.corrections.lookup import LOOKUP_TOL
     n_values = np.unique(np.r_[300, 700, np.random.default_rng(1).integers(300, 701, 60)])
     with caplog.at_level(logging.INFO, logger="sampled_metrics.corrections"):
         got = correction_lookup(LOOKUP_METRICS, LOOKUP_CORRECTIONS, n_values, 20, law)
@@ -272,7 +255,8 @@ def test_lookup_grid_path_is_within_tolerance(law, caplog):
 
 def test_lookup_splits_a_wide_range_of_n(caplog):
     import logging
-    from sampled_metrics.corrections import LOOKUP_TOL, correction_lookup
+    from sampled_metrics.corrections import correction_lookup
+    from sampled_metrics.corrections.lookup import LOOKUP_TOL
     n_values = np.unique(np.geomspace(11, 3000, 200).astype(int))      # n_min close to m
     with caplog.at_level(logging.INFO, logger="sampled_metrics.corrections"):
         got = correction_lookup(LOOKUP_METRICS, LOOKUP_CORRECTIONS, n_values, 10,
@@ -293,7 +277,7 @@ def test_lookup_independent_of_processes():
 
 
 def test_lookup_falls_back_to_exact_when_grid_does_not_converge(monkeypatch):
-    import sampled_metrics.corrections as C
+    import sampled_metrics.corrections.lookup as C
     monkeypatch.setattr(C, "GRID_CHECK_TOL", 0.0)      # no level can pass: split, then exact
     n_values = np.arange(200, 260)
     got = C.correction_lookup(["ap"], ["cls", "bv_0.1"], n_values, 10)
@@ -347,7 +331,7 @@ def test_cls_of_auc_is_sampled_auc():
 def test_cls_does_not_depend_on_rounding_noise_of_the_moments(metric, monkeypatch):
     # hypergeometric n = 2485, m = 100: without the tie-break, another block size (other
     # rounding of the moments) moved CLS of AP by 1.3e-5 at equal bias
-    import sampled_metrics.corrections as C
+    import sampled_metrics.corrections.moments as C
     from sampled_metrics.corrections import moments
     out = []
     for block in (2_000_000, 300_007):
@@ -360,7 +344,7 @@ def test_cls_does_not_depend_on_rounding_noise_of_the_moments(metric, monkeypatc
 
 def test_nnls_last_free_matches_bvls():
     from scipy import optimize
-    from sampled_metrics.corrections import nnls_last_free
+    from sampled_metrics.corrections.vectors import nnls_last_free
     rng = np.random.default_rng(5)
     for _ in range(20):
         A = rng.standard_normal((30, 12))
@@ -393,7 +377,7 @@ def test_bv_solve_is_the_cholesky_solve_of_the_bv_system():
     (1 - gamma) G + gamma diag(c) factored by Cholesky."""
     from scipy import linalg
 
-    import sampled_metrics.corrections as C
+    import sampled_metrics.corrections.vectors as C
     mom = rank_law_moments(["ndcg@10", "ap"], 2000, 300, "hypergeometric")
     for gamma in (1.0, 0.1, 1e-3):
         H = (1.0 - gamma) * mom.gram + gamma * np.diag(mom.c)
@@ -420,6 +404,6 @@ def test_minimal_bias_outside_the_metric_range_is_flagged(capsys, tmp_path):
     path = tmp_path / "ranks.txt"
     path.write_text("1\n5\n30\n")
     assert main(["correct", "--ranks", str(path), "--n", "1682", "--m", "100",
-                 "--metric", "recall@10", "--correction", "sampled,minimal_bias"]) == 2
+                 "--metric", "recall@10", "--method", "sampled,minimal_bias"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "ill-posed here; use cls or bv_<gamma>" in err[0], err

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.slow
+
 REQUIRE = "SAMPLED_METRICS_REQUIRE_DAISYREC"
 try:
     from torch.utils.data import DataLoader

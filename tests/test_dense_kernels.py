@@ -144,6 +144,7 @@ def test_itemknn_row_sums_stay_float64():
     assert m32.row_sums_.dtype == np.float64 and np.array_equal(m32.row_sums_, m64.row_sums_)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind,params", [("itemknn", {"q": 3.0}), ("ease", {"lam": 500.0})])
 def test_ml1m_ranks_are_those_of_the_scipy_path(ml1m, tmp_path, kind, params):
     """Y and EASE on MovieLens-1M: exact and sampled ranks (100 x m = 100) of the kernel,

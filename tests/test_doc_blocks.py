@@ -465,7 +465,9 @@ def test_setup_line(case):
     pytest.skip(SETUP_SKIP + "; ".join(what))
 
 
-@pytest.mark.parametrize("case", CASES["transcript"], ids=str)
+@pytest.mark.parametrize("case", [  # a snakemake transcript runs snakemake: slow
+    pytest.param(c, marks=pytest.mark.slow) if c.argv[0] == "snakemake" else c
+    for c in CASES["transcript"]], ids=str)
 def test_transcript(case, tmp_path, monkeypatch, capsys, snakemake_runs):
     """The command, given the input its error line implies, prints that line."""
     make = _bad_input(case.output)
@@ -483,6 +485,7 @@ def test_transcript(case, tmp_path, monkeypatch, capsys, snakemake_runs):
     assert err.strip().splitlines()[-1] == case.output.strip()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES["snakemake"], ids=str)
 def test_snakemake_line(case, snakemake_runs):
     for option, why in NOT_DRY_RUN.items():

@@ -7,6 +7,7 @@ import sys
 import pytest
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow
 pytest.importorskip("mkdocs", reason="the docs extra (mkdocs) is not installed")
 
 

@@ -517,16 +517,3 @@ def test_estimate_batches_is_estimate_many_on_fixed_batches():
             got = estimate_batches(hists, n, m, estimator, law, processes=processes)
             assert np.array_equal(got, expected), (estimator, processes)
     assert estimate_batches([], n, m, "mle").shape == (0, n)
-
-
-def test_method_is_the_old_keyword_of_estimator():
-    """``method=`` still names the estimator for one release, with a one-line
-    DeprecationWarning naming the new keyword."""
-    sampled = draw_sampled_ranks(np.arange(1, 201), n=200, m=19, rng=0)
-    with pytest.warns(DeprecationWarning, match=r"^estimate_rank_distribution\(method=\.\.\.\) "
-                                                r"is now estimate_rank_distribution\("
-                                                r"estimator=\.\.\.\)$"):
-        old = estimate_rank_distribution(sampled, n=200, m=19, method="mes")
-    assert np.array_equal(old, estimate_rank_distribution(sampled, n=200, m=19,
-                                                          estimator="mes"))
-

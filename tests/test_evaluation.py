@@ -262,15 +262,3 @@ def test_all_items_protocol_ranks_among_every_item_with_binomial_law():
     assert abs(z) < 4
     with pytest.raises(ValueError, match="candidates"):
         evaluate(model, split, candidates="seen")
-
-
-def test_old_names_of_n_u_still_work_and_say_so():
-    """Split.n_candidates() and Evaluation.n_candidates are the old names of n_u: they give
-    the same numbers with a DeprecationWarning naming the new one."""
-    from sampled_metrics.recommenders import paper_recommender
-    split = random_split(n_items=30, density=0.3, seed=3)
-    with pytest.warns(DeprecationWarning, match=r"Split.n_u\(\)"):
-        assert np.array_equal(split.n_candidates(), split.n_u())
-    result = evaluate(paper_recommender("Y").fit(split.train), split, {})
-    with pytest.warns(DeprecationWarning, match="Evaluation.n_u"):
-        assert np.array_equal(result.n_candidates, result.n_u)

@@ -233,10 +233,13 @@ def test_correct_with_the_sasrec_evaluator_covers_the_full_metric(tmp_path, caps
 
 
 def test_evaluators_command_lists_every_entry(capsys):
-    code, out, _ = run_cli(capsys, "evaluators")
+    code, out, _ = run_cli(capsys, "evaluators", "--format", "csv")
     assert code == 0
     for name, e in EVALUATORS.items():
         assert name in out and e.title in out
+    code, out, _ = run_cli(capsys, "evaluators")                 # wrapped within 100 columns
+    assert code == 0 and max(map(len, out.splitlines())) <= 100
+    assert all(f"\n{name} " in out for name in EVALUATORS)
     code, out, _ = run_cli(capsys, "evaluators", "sasrec")
     assert code == 0 and "pmixer/SASRec.pytorch python/utils.py evaluate" in out
     assert "HR@10" in out and "hit@10" in out
@@ -278,7 +281,7 @@ def test_correct_refuses_an_evaluator_that_contradicts_the_options(tmp_path, cap
                            "--evaluator", "rechorus", "--sampling", "binomial")
     assert code == 2 and "--evaluator rechorus gives ranks of the hypergeometric law" in err
     code, out, err = run_cli(capsys, "correct", "--ranks", str(path), "--n", "500",
-                             "--evaluator", "elliot", "--correction", "sampled",
+                             "--evaluator", "elliot", "--method", "sampled",
                              "--bootstrap", "0", "--metric", "recall@10", "--format", "csv")
     assert code == 0, err                 # m = Elliot's own 100 when --m is not given
     assert "recall@10,sampled,0.666667" in out   # ranks 1 and 5 of 3 in the top 10
@@ -297,9 +300,9 @@ def test_every_command_takes_the_evaluator(tmp_path, capsys):
         np.savetxt(tmp_path / f"{name}.txt", ranks[name], fmt="%d")
     a, b = str(tmp_path / "a.txt"), str(tmp_path / "b.txt")
     # estimate and compare: the law and m = 100 from the entry; the same as given by hand
-    for argv in (["estimate", "--ranks", a, "--n", str(N + 1), "--estimator", "mle",
+    for argv in (["estimate", "--ranks", a, "--n", str(N + 1), "--method", "mle",
                   "--bootstrap", "0", "--metric", "recall@10"],
-                 ["compare", "--a", a, "--b", b, "--n", str(N + 1), "--method", "cls",
+                 ["compare", a, b, "--n", str(N + 1), "--method", "cls",
                   "--metric", "recall@10", "--bootstrap", "100"]):
         code, by_name, err = run_cli(capsys, *argv, "--evaluator", "elliot", "--format", "csv")
         assert code == 0, err

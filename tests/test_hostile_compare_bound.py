@@ -10,7 +10,7 @@ from sampled_metrics.evaluation.rankfile import RankFile
 HOSTILE = ["", "x", "nan", "inf", "-1", "0", "1e400", "99999999999999999999"]
 
 BOUND = ["bound", "--n", "1000", "--m", "100", "--observed", "hr@10=0.730"]
-BOUND_OPTIONS = ["--n", "--m", "--observed", "--target", "--shape", "--sampling",
+BOUND_OPTIONS = ["--n", "--m", "--observed", "--metric", "--shape", "--sampling",
                  "--evaluator", "--tolerance", "--users", "--level", "--format"]
 #: values a bound option may take: anything else must be refused
 BOUND_ACCEPTS = {("--users", "99999999999999999999"), ("--tolerance", "0"),
@@ -73,7 +73,7 @@ def test_compare_options_refuse_hostile_values(capsys, monkeypatch, files, optio
     """No hostile value of an option gives a verdict, but for the legitimate ones: repeat 0,
     a seed of 0 or of any size, and refits of the mle estimator (bounded by --bootstrap)."""
     monkeypatch.setenv("SAMPLED_METRICS_MEMORY", str(1 << 30))
-    argv = ["compare", "--a", files["A"], "--b", files["B"], "--metric", "recall@10",
+    argv = ["compare", files["A"], files["B"], "--metric", "recall@10",
             "--method", "sampled", "--bootstrap", "100", "--estimator-bootstrap", "0"]
     accepted = [v for v in HOSTILE if _outcome(capsys, _set(argv, option, v)) == 0]
     legitimate = {"--repeat": {"0"}, "--seed": {"0", "99999999999999999999"},
@@ -84,5 +84,5 @@ def test_compare_options_refuse_hostile_values(capsys, monkeypatch, files, optio
 @pytest.mark.parametrize("a, b", [("A", "plain"), ("A", "long"), ("long", "A"),
                                   ("plain", "long")])
 def test_compare_refuses_files_of_another_kind(capsys, files, a, b):
-    argv = ["compare", "--a", files[a], "--b", files[b], "--n", "400", "--m", "30"]
+    argv = ["compare", files[a], files[b], "--n", "400", "--m", "30"]
     assert _outcome(capsys, argv) == 2

@@ -167,6 +167,7 @@ def test_long_format_takes_each_users_own_n():
     assert table.ci_low[0] <= (r <= 10).mean() <= table.ci_high[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("law", LAWS)
 def test_several_positives_per_user_are_covered(law):
     """Users with 1-4 positives sharing their negatives: the recommended interval of the
@@ -236,7 +237,7 @@ def test_estimate_labels_its_intervals_and_warns_of_wmle(tmp_path, capsys):
     assert [row.split(",")[1] for row in out.out.splitlines()[1:]] == ["mle", "mes", "bv_0.1"]
     assert out.out.splitlines()[1].endswith("users' noise")
     assert out.err.count("note:") == 1 and "'recommended' row" in out.err
-    assert main(base + ["--estimator", "wmle"]) == 0
+    assert main(base + ["--method", "wmle"]) == 0
     assert "note: wmle weighs the likelihood" in capsys.readouterr().err
 
 

@@ -14,7 +14,7 @@ MAX_TOP_LEVEL = 16
 #: module may import from its own layer and the ones below, never from one above.
 LAYERS = [
     ("shared", {"checks", "atomic", "logs", "seeds", "parallel", "textfile", "resampling",
-                "paper"}),
+                "paper", "registry"}),
     ("law: metrics", {"metrics"}),
     ("law: sampling", {"sampling"}),
     ("corrections", {"corrections"}),
@@ -136,6 +136,9 @@ def test_no_private_name_imported_from_another_module():
 
 
 def test_no_function_level_imports_of_the_package():
+    """Only the command line imports inside functions: its parser is built from the light
+    registries, and a command imports its machinery when it runs (``--help`` stays fast)."""
     lazy = [f"{name}:{line} imports {target} inside a function"
-            for name, edges in GRAPH.items() for target, _, inside, line in edges if inside]
+            for name, edges in GRAPH.items() for target, _, inside, line in edges
+            if inside and not name.startswith("sampled_metrics.cli")]
     assert not lazy, "\n".join(lazy)

@@ -24,12 +24,12 @@ ranks = {ranks!r}
 open(ranks, "w").write("1\\n5\\n30\\n2\\n")
 for argv in (["correct", "--ranks", ranks, "--n", "500", "--m", "50"],
              ["estimate", "--ranks", ranks, "--n", "500", "--m", "50", "--bootstrap", "0",
-              "--estimator", "mle"],
+              "--method", "mle"],
              ["plan", "--n", "500", "--metric", "recall@10", "--target-bias", "0.05"],
-             ["compare", "--a", ranks, "--b", ranks, "--n", "500", "--m", "50",
+             ["compare", ranks, ranks, "--n", "500", "--m", "50",
               "--method", "sampled,cls", "--bootstrap", "40"],
              ["bound", "--n", "500", "--m", "50", "--observed", "hr@10=0.5",
-              "--target", "recall@10"]):
+              "--metric", "recall@10"]):
     assert main(argv) == 0, argv
 """
 

@@ -33,7 +33,7 @@ def test_exact_in_expectation_under_the_uniform_rank_distribution(metric, sampli
     v = mapping_correction(metric, n, m, sampling)
     got = sm.expected_sampled_metric(metric, np.arange(1, n + 1), n, m, sampling,
                                      correction=v).mean()
-    assert got == pytest.approx(sm.metric_weights(metric, n).mean(), rel=1e-9, abs=1e-12)
+    assert got == pytest.approx(sm.metrics.metric_weights(metric, n).mean(), rel=1e-9, abs=1e-12)
 
 
 def test_no_sampling_loss_gives_the_metric_itself():
@@ -41,7 +41,7 @@ def test_no_sampling_loss_gives_the_metric_itself():
     n = 30
     for metric in ("recall@7", "ndcg", "ap@5"):
         v = mapping_correction(metric, n, n - 1, "hypergeometric")
-        assert np.allclose(v, sm.metric_weights(metric, n))
+        assert np.allclose(v, sm.metrics.metric_weights(metric, n))
 
 
 def test_registered_as_a_correction():

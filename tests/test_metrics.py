@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from sampled_metrics import parse_metric
+from sampled_metrics.metrics import parse_metric
 from sampled_metrics.metrics import metric_of_sets
 from sampled_metrics.paper import KDD_TABLE1
 from sampled_metrics.toy import TOY_N, table1

@@ -3,7 +3,7 @@ a simulation of the shared negatives, unbiasedness where it holds, and bad input
 import numpy as np
 import pytest
 
-from sampled_metrics import correct_multi_positive, multi_positive_metric
+from sampled_metrics.multipositive import correct_multi_positive, multi_positive_metric
 from sampled_metrics.corrections import apply_correction, correction
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.multipositive import ShiftedMetric
@@ -155,7 +155,8 @@ def test_bad_correction_and_law():
 def test_vector_table_grid_matches_exact_lookup():
     """Many distinct n: the interpolated vectors (VectorTable's grid) agree with the exact
     per-n vectors within the lookup's tolerance 1e-6."""
-    from sampled_metrics.corrections import LOOKUP_TOL, correction_lookup, parse_correction
+    from sampled_metrics.corrections import correction_lookup, parse_correction
+    from sampled_metrics.corrections.lookup import LOOKUP_TOL
     from sampled_metrics.multipositive.lookup import VectorTable
     metrics = [ShiftedMetric("ndcg", 10, a) for a in (0, 3)] + [ShiftedMetric("auc")]
     parsed = [parse_correction("cls"), parse_correction("bv_0.1")]
@@ -185,17 +186,3 @@ def test_hit_and_mrr_correct_the_first_positive_as_one_item(sampling):
                     for n, m, p in zip(N, M, pos)]
             np.testing.assert_allclose(got, want, rtol=0, atol=1e-12,
                                        err_msg=f"{metric} {method}")
-
-
-def test_method_is_the_old_keyword_of_correction():
-    """``method=`` (``methods=``) still names the correction(s) for one release, with a
-    one-line DeprecationWarning."""
-    from sampled_metrics.multipositive import PositiveTable, correct_positives
-    with pytest.warns(DeprecationWarning, match=r"^correct_multi_positive\(method=\.\.\.\)"):
-        old = correct_multi_positive("recall@10", [[1, 3]], [50], [10], method="cls")
-    assert np.array_equal(old, correct_multi_positive("recall@10", [[1, 3]], [50], [10],
-                                                      correction="cls"))
-    table = PositiveTable.from_lists([[1, 3]], [50], [10])
-    with pytest.warns(DeprecationWarning, match=r"^correct_positives\(methods=\.\.\.\)"):
-        assert list(correct_positives(table, ["auc"], methods=["cls"])) == [("auc", "cls")]
-

@@ -133,6 +133,7 @@ def test_templates_type_no_number_into_a_table(template):
             assert not re.search(r"\d", line), line
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.environ.get("SAMPLED_METRICS_RESULTS"),
                     reason="set SAMPLED_METRICS_RESULTS to a directory holding a full run's "
                            "results/ to check the committed pages against it")

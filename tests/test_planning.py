@@ -41,13 +41,13 @@ def test_prior_changes_the_answer():
 
 def test_cli_plan_and_estimate(tmp_path, capsys):
     assert main(["plan", "--n", "300", "--metric", "ndcg@10", "--target-bias", "0.02",
-                 "--correction", "sampled", "--sampling", "hypergeometric", "--format", "csv"]) == 0
+                 "--method", "sampled", "--sampling", "hypergeometric", "--format", "csv"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out[0].startswith("metric,correction,m_needed") and out[1].startswith("ndcg@10,sampled,")
     ranks = tmp_path / "r.txt"
     ranks.write_text("\n".join(str(x) for x in [1, 2, 5, 30, 51, 3, 1, 10] * 20))
     assert main(["estimate", "--ranks", str(ranks), "--n", "1000", "--m", "50",
-                 "--metric", "recall@10", "--estimator", "mle,mes,bv_0.1", "--format", "csv"]) == 0
+                 "--metric", "recall@10", "--method", "mle,mes,bv_0.1", "--format", "csv"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 4 and all(0 <= float(x.split(",")[2]) <= 1.0 + 1e-9 for x in lines[1:])
     ranks.write_text("1\n60\n")

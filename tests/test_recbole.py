@@ -12,6 +12,8 @@ import os
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.slow
+
 REQUIRE = "SAMPLED_METRICS_REQUIRE_RECBOLE"
 try:
     import recbole  # noqa: F401

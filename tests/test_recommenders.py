@@ -242,29 +242,3 @@ def test_what_a_kind_needs_is_read_from_its_class(monkeypatch):
     assert isinstance(make_recommender("toy_dense", lam=5.0), ToyDense)
     with pytest.raises(ValueError, match="unknown recommender kind 'toy'; expected one of"):
         model_seed({"model": "toy"})
-
-
-@pytest.mark.parametrize("kind", ["ials", "itemknn", "ease"])
-def test_num_threads_is_the_old_name_of_threads(kind, tmp_path):
-    """``num_threads`` still sets a model's threads for one release, with a one-line
-    DeprecationWarning; a model file written when the attribute had that name still
-    loads, with ``threads``."""
-    import pickle
-
-    from sampled_metrics.recommenders import KINDS, load_model
-    from sampled_metrics.recommenders.store import HEADER
-
-    cls = KINDS[kind]
-    with pytest.warns(DeprecationWarning,
-                      match=rf"^{cls.__name__}\(num_threads=\.\.\.\) is now "
-                            rf"{cls.__name__}\(threads=\.\.\.\)$"):
-        model = make_recommender(kind, num_threads=2)
-    assert model.threads == 2 and "num_threads" not in vars(model)
-    with pytest.raises(TypeError, match="give threads only"):
-        cls(num_threads=2, threads=1)
-    old = cls.__new__(cls)
-    old.__dict__.update({**vars(model), "train_": random_binary()})
-    old.__dict__["num_threads"] = old.__dict__.pop("threads")
-    (tmp_path / "old.pkl").write_bytes(HEADER + pickle.dumps(old, protocol=5))
-    loaded = load_model(tmp_path / "old.pkl")
-    assert loaded.threads == 2 and "num_threads" not in vars(loaded)

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from conftest import copy_workflow, snakemake
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 REQUIRE = "SAMPLED_METRICS_REQUIRE_SLURM"
 
 

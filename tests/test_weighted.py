@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sampled_metrics import weighted_corrected_metric, weighted_rank_estimate
+from sampled_metrics.multipositive.weighted import weighted_corrected_metric, weighted_rank_estimate
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.multipositive.weighted import weighted_rank_variance
 

@@ -11,7 +11,7 @@ from conftest import ROOT, copy_workflow, place_local_files, snakemake, write_zi
 
 from sampled_metrics.paper import KDD_TABLE1
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

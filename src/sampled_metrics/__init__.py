@@ -1,7 +1,7 @@
 """sampled_metrics: sampled evaluation metrics for item recommendation.
 
-Reproduces Krichene & Rendle, "On Sampled Metrics for Item Recommendation" (KDD'20) and the
-rank-distribution estimators of Jin et al. (AAAI'21).
+Reproduces Krichene & Rendle, "On Sampled Metrics for Item Recommendation" (KDD'20), the
+rank-distribution estimators of Jin et al. (AAAI'21) and the corrections of Li et al.
 
 Notation (used everywhere in this package)
 ------------------------------------------
@@ -14,42 +14,66 @@ M^       a correction: a vector of length m + 1, entry r~ - 1 is M^(r~) (``corre
 p(r~|r)  law of the sampled rank given the true rank (``sampling``)
 P(r)     distribution of true ranks over the evaluated users, estimated from sampled ranks
          (``estimators``, Jin et al.)
+
+The API: one function per task
+-------------------------------
+correct                  the full-ranking metric with an interval that covers it, then the
+                         corrections, from sampled ranks
+estimate                 metrics from the rank distribution Jin et al.'s estimators infer
+compare_ranks            whether recommender A beats B, paired and bias-aware
+bound_full_metric        what published sampled values allow the full-ranking metric to be
+required_sample_size     how large m must be for a target bias
+rank_pmf                 the law p(r~ | r) of the sampled rank
+draw_sampled_ranks       sampled ranks drawn from true ranks
+expected_sampled_metric  E[M^(r~) | r], the expected value of a sampled metric
+correction               a correction's vector M^
+Metric, parse_metrics    the metrics (recall@K, ndcg@K, ap, auc, ...)
+get_evaluator            what an evaluator (SASRec, NCF, ReChorus, ...) samples and reports
+from_scores              the scores an evaluator ranked -> the long format ``correct`` reads
+
+Everything else lives in the documented subpackages (``corrections``, ``estimators``,
+``compare``, ``bounds``, ``intervals``, ``evaluators``, ``multipositive``, ``integrations``).
+The names load on first use, so ``import sampled_metrics`` stays fast.
 """
-from .metrics import Metric, metric_value, metric_weights, metric_of_sets, parse_metric, parse_metrics
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
-from .sampling import (draw_sampled_ranks, expected_metric_matrix, expected_sampled_metric,
-                       rank_pmf)
-from .corrections import apply_correction, bias_variance, correction, correction_vectors
-from .estimators import estimate_rank_distribution, metric_from_distribution
-from .multipositive import correct_multi_positive, multi_positive_metric
-from .multipositive.weighted import weighted_corrected_metric, weighted_rank_estimate
 
-__all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
-           "metric_of_sets", "rank_pmf", "expected_sampled_metric", "expected_metric_matrix",
-           "draw_sampled_ranks", "correction", "correction_vectors", "apply_correction",
-           "bias_variance", "estimate_rank_distribution", "metric_from_distribution",
-           "correct_multi_positive", "multi_positive_metric", "weighted_rank_estimate",
-           "weighted_corrected_metric"]
+#: each public name -> the module defining it (imported on first use)
+_API = {
+    "correct": "intervals.table",
+    "estimate": "estimators.table",
+    "compare_ranks": "compare.paired",
+    "bound_full_metric": "bounds",
+    "required_sample_size": "corrections.planning",
+    "rank_pmf": "sampling",
+    "draw_sampled_ranks": "sampling",
+    "expected_sampled_metric": "sampling",
+    "correction": "corrections.vectors",
+    "Metric": "metrics",
+    "parse_metrics": "metrics",
+    "get_evaluator": "evaluators.catalogue",
+    "from_scores": "evaluators.scores",
+}
 
-# Is A better than B (paired, bias-aware), Li et al.'s MN correction and adaptive sampling
-from .compare import compare_ranks
-from .corrections.mn import mn_correction
-from .estimators.adaptive import adaptive_mle, draw_adaptive
+__all__ = list(_API)
 
-__all__ += ["compare_ranks", "mn_correction", "adaptive_mle", "draw_adaptive"]
 
-# The full-ranking metric with an interval that covers it, before the corrections
-from .intervals import correct
+def __getattr__(name: str):
+    """Import a public name's module on first use (PEP 562); a subpackage by its name."""
+    if name in _API:
+        value = getattr(importlib.import_module(f".{_API[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    try:
+        return importlib.import_module(f".{name}", __name__)
+    except ModuleNotFoundError as err:
+        if err.name != f"{__name__}.{name}":
+            raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ += ["correct"]
 
-# The scores an evaluator ranked (SASRec, NCF, ReChorus, ...) -> the long format `correct` reads
-from .evaluators import from_scores
-
-__all__ += ["from_scores"]
-
-# What a published sampled value says about the full-ranking metric (exact LP bounds)
-from .bounds import bound_full_metric, bound_full_metrics
-
-__all__ += ["bound_full_metric", "bound_full_metrics"]
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -2,15 +2,12 @@
 
 A boolean is not a number here (``m=True`` is refused, not read as m = 1); ranks are finite
 integers in their range; vectors are 1-D of the stated length; and an allocation larger than
-the memory available is refused before it is tried, with the size it would need. A keyword
-renamed keeps its old name for one release (:func:`renamed_keywords`).
+the memory available is refused before it is tried, with the size it would need.
 """
 from __future__ import annotations
 
-import functools
 import math
 import os
-import warnings
 
 try:
     import resource
@@ -19,8 +16,8 @@ except ImportError:  # pragma: no cover - not POSIX
 
 import numpy as np
 
-__all__ = ["check_integer", "check_ranks", "check_vector", "check_allocation",
-           "check_bootstrap_draws", "available_memory", "format_bytes", "renamed_keywords"]
+__all__ = ["available_cpus", "check_integer", "check_ranks", "check_vector", "check_allocation",
+           "check_bootstrap_draws", "available_memory", "format_bytes"]
 
 
 def check_integer(name: str, value, minimum: int | None = None) -> int:
@@ -96,6 +93,13 @@ def check_bootstrap_draws(name: str, draws: int, level: float) -> int:
     return draws
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def available_memory() -> int:
     """Bytes of memory this process may use: ``SAMPLED_METRICS_MEMORY`` (bytes) if set, else
     the physical memory of the machine, or less where a limit says so: the address-space
@@ -164,40 +168,3 @@ def check_allocation(n_values: float, what: str, itemsize: int = 8) -> None:
     if need > have:
         raise ValueError(f"{what} would need {format_bytes(need)} of memory, more than the "
                          f"{format_bytes(have)} available; use a smaller size")
-
-
-def renamed_keywords(**renames):
-    """Decorator: each keyword renamed (``old='new'``) is still accepted under its old name
-    for one release, with a one-line DeprecationWarning naming the new one.
-
-    Parameters
-    ----------
-    **renames : str
-        The old keyword names and their new names.
-
-    Examples
-    --------
-    >>> @renamed_keywords(method="correction")
-    ... def label(correction):
-    ...     return correction
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     print(label(method="cls"), caught[0].message)
-    cls label(method=...) is now label(correction=...)
-    """
-    def decorate(fn):
-        name = fn.__qualname__.removesuffix(".__init__")
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            for old, new in renames.items():
-                if old in kwargs:
-                    if new in kwargs:
-                        raise TypeError(f"{name}() got {old}= and {new}=; {old} is the "
-                                        f"deprecated name of {new}, give {new} only")
-                    warnings.warn(f"{name}({old}=...) is now {name}({new}=...)",
-                                  DeprecationWarning, stacklevel=2)
-                    kwargs[new] = kwargs.pop(old)
-            return fn(*args, **kwargs)
-        return wrapper
-    return decorate

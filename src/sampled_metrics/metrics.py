@@ -209,7 +209,13 @@ def parse_metric(name: str | Metric) -> Metric:
 
 
 def parse_metrics(names: str | Iterable[str]) -> list[Metric]:
-    """Parse a comma-separated string or an iterable of names."""
+    """Parse a comma-separated string or an iterable of names (:func:`parse_metric`).
+
+    Examples
+    --------
+    >>> [metric.name for metric in parse_metrics("recall@10, ndcg@10,ap")]
+    ['recall@10', 'ndcg@10', 'ap']
+    """
     if isinstance(names, str):
         names = [s for s in names.split(",") if s.strip()]
     return [parse_metric(s) for s in names]

@@ -28,7 +28,13 @@ import numpy as np
 from .checks import check_allocation
 
 __all__ = ["resampled_users", "resampled_counts", "bootstrap_means", "bootstrap_histograms",
-           "percentile_interval"]
+           "percentile_interval", "COVERS_FULL", "COVERS_NOISE"]
+
+#: what each kind of interval covers (the ``covers`` column of every table): the full-ranking
+#: metric (the recommended answer), or the users' noise around a value (a percentile
+#: bootstrap interval over users, which says nothing of the value's bias)
+COVERS_FULL = "full metric"
+COVERS_NOISE = "users' noise"
 
 
 def resampled_users(rng: np.random.Generator, users: int, draws: int) -> np.ndarray:

@@ -25,12 +25,11 @@ from scipy import special
 
 from .checks import check_integer, check_ranks, check_vector
 from .metrics import parse_metric
+from .registry import SAMPLING_LAWS
 
 __all__ = ["SAMPLING_LAWS", "check_sampling", "check_nm", "check_candidates", "rank_pmf",
            "rank_pmf_band", "log_rank_pmf", "log_rank_pmf_at", "expected_sampled_metric", "expected_metric_matrix",
            "draw_sampled_ranks", "sampled_metric_weights", "narrow_block_rows", "log_grid"]
-
-SAMPLING_LAWS = ("binomial", "hypergeometric")
 
 #: Probability mass left outside a band of sampled ranks (see :func:`rank_pmf_band`).
 BAND_EPS = 1e-17

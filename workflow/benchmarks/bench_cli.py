@@ -6,11 +6,11 @@
 Commands (docs/guide/correcting.md), each run as a subprocess ``--repeats`` times:
 
 ``estimate``         ``sampled-metrics estimate --ranks ranks.txt --n 3706 --m 99
-                     --estimator mle,mes,bv_0.1 --metric recall@10,ndcg@10`` (default bootstrap,
+                     --method mle,mes,bv_0.1 --metric recall@10,ndcg@10`` (default bootstrap,
                      100 draws)
 ``estimate-default`` the same with the default estimators (mle, wmle, mes, bv_0.1) and metrics
 ``plan``             ``sampled-metrics plan --n 3706 --metric ndcg@10 --target-bias 0.005
-                     --correction sampled,bv_0.1``
+                     --method sampled,bv_0.1``
 ``plan-hyper``       the same with ``--sampling hypergeometric``
 
 ``ranks.txt`` holds 5,000 users' sampled ranks (m = 99, n = 3,706, as ML-1M): true ranks
@@ -46,12 +46,12 @@ TARGET_SECONDS, TARGET_MB = 5.0, 500.0
 #: name -> arguments after ``sampled-metrics`` ({ranks}: the ranks file)
 COMMANDS = {
     "estimate": ["estimate", "--ranks", "{ranks}", "--n", str(N_ITEMS), "--m", str(M),
-                 "--estimator", "mle,mes,bv_0.1", "--metric", "recall@10,ndcg@10"],
+                 "--method", "mle,mes,bv_0.1", "--metric", "recall@10,ndcg@10"],
     "estimate-default": ["estimate", "--ranks", "{ranks}", "--n", str(N_ITEMS), "--m", str(M)],
     "plan": ["plan", "--n", str(N_ITEMS), "--metric", "ndcg@10", "--target-bias", "0.005",
-             "--correction", "sampled,bv_0.1"],
+             "--method", "sampled,bv_0.1"],
     "plan-hyper": ["plan", "--n", str(N_ITEMS), "--metric", "ndcg@10", "--target-bias",
-                   "0.005", "--correction", "sampled,bv_0.1", "--sampling", "hypergeometric"],
+                   "0.005", "--method", "sampled,bv_0.1", "--sampling", "hypergeometric"],
 }
 
 #: Runs one command and prints {"seconds", "cpu", "maxrss_kb", "code"} as JSON (a fresh

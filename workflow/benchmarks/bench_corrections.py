@@ -123,7 +123,7 @@ def ml20m_n_u(seed: int = 20) -> np.ndarray:
 
 def fresh_cache() -> None:
     from sampled_metrics import corrections
-    corrections.clear_moment_cache()
+    corrections.moments.clear_moment_cache()
 
 
 def timed(fn, repeats: int):
@@ -171,7 +171,7 @@ def old_run(src: str, case: str, processes: int, repeats: int, ml1m: str) -> dic
                 else ml20m_sample(np.unique(ml20m_n_u())))
     times = []
     for _ in range(repeats):
-        corrections.clear_moment_cache()
+        corrections.moments.clear_moment_cache()
         start = time.perf_counter()
         old_lookup(TABLE3_METRICS, TABLE3_CORRECTIONS, n_values, 100, "hypergeometric",
                    processes)
@@ -198,7 +198,7 @@ def ml20m_sample(distinct: np.ndarray) -> np.ndarray:
 
 
 def section_lookup(args) -> None:
-    from sampled_metrics.corrections import LOOKUP_TOL
+    from sampled_metrics.corrections.lookup import LOOKUP_TOL
     p, reps = args.processes, args.repeats
     print(f"\n## Lookup time (m = 100, {len(TABLE3_METRICS)} metrics x "
           f"{len(TABLE3_CORRECTIONS)} corrections, hypergeometric, {p} processes)\n")
@@ -245,7 +245,7 @@ def section_lookup(args) -> None:
 def worst_placed(distinct: np.ndarray, checks) -> np.ndarray:
     """The distinct n next to (below and above) the accepted grid's check points: these
     points are computed exactly, and the error of the interpolant peaks there."""
-    from sampled_metrics.corrections import GRID_CHECK_TOL, grid_points
+    from sampled_metrics.corrections.lookup import GRID_CHECK_TOL, grid_points
     n_lo, n_hi, _, level, _ = next(c for c in checks if c[4] <= GRID_CHECK_TOL)
     fine = grid_points(n_lo, n_hi, 2 * level)
     peaks = np.setdiff1d(fine, grid_points(n_lo, n_hi, level))
@@ -256,7 +256,7 @@ def worst_placed(distinct: np.ndarray, checks) -> np.ndarray:
 
 
 def section_error(args) -> None:
-    from sampled_metrics.corrections import LOOKUP_TOL
+    from sampled_metrics.corrections.lookup import LOOKUP_TOL
     p = args.processes
     ml20m = np.unique(ml20m_n_u())
     print(f"\n## Grid error on the ML-20M shape ({ml20m.size} distinct n in "

@@ -2,27 +2,23 @@
 metric (see ``--help``; the method is :mod:`sampled_metrics.bounds`)."""
 from __future__ import annotations
 
-import pandas as pd
-
-from ..bounds import SHAPES, bound_full_metrics, parse_observed
-from ..metrics import parse_metric
-from ..sampling import SAMPLING_LAWS
-from .inputs import add_evaluator_option, split_names
+from ..registry import SAMPLING_LAWS
+from .inputs import add_evaluator_option, add_format_option, add_metric_option, split_names
 
 __all__ = ["add_parser", "run"]
 
 DESCRIPTION = (
-    "Interval of full-ranking values of each --target consistent with published sampled "
+    "Interval of full-ranking values of each --metric consistent with published sampled "
     "values (--observed): low/high = min/max over rank distributions P(r), r = 1..n, of "
     "sum_r P(r) T(r) subject to |sum_r P(r) E[M_j(r~)|r] - S_j| <= tol_j for every observed "
     "M_j = S_j (KDD'20 eq. 16), two exact linear programmes (HiGHS). tol_j is half a unit of "
-    "the last digit printed (0.730 -> 0.0005; 73.0%% is 0.730), or --tolerance; --users U "
+    "the last digit printed (0.730 -> 0.0005; 73.0 percent is 0.730), or --tolerance; --users U "
     "adds the allowance for the sampled mean's own noise over U users. --shape "
     "non-increasing assumes P(1) >= P(2) >= ... >= P(n). Observed values no P can give are "
     "named.")
 
+#: the assumptions on P(r) by name (:data:`sampled_metrics.bounds.SHAPES`, and none)
 SHAPE_NAMES = {"none": None, "non-increasing": "non-increasing"}
-assert set(SHAPE_NAMES.values()) == set(SHAPES)
 
 
 def add_parser(sub) -> None:
@@ -36,8 +32,7 @@ def add_parser(sub) -> None:
     p.add_argument("--observed", required=True, help="published sampled values, "
                    "comma-separated metric=value, e.g. hr@10=0.730,ndcg@10=0.447 (fractions, "
                    "or percentages ending in %%)")
-    p.add_argument("--target", default="recall@10,ndcg@10",
-                   help="comma-separated full-ranking metrics to bound; default %(default)s")
+    add_metric_option(p, "full-ranking metrics to bound")
     p.add_argument("--shape", default="none,non-increasing",
                    help="comma-separated assumptions on P(r): none, non-increasing; default "
                         "%(default)s")
@@ -53,22 +48,26 @@ def add_parser(sub) -> None:
                    "sampled means' own noise")
     p.add_argument("--level", type=float, default=0.95, help="with --users: simultaneous "
                    "confidence level of the noise allowance (default %(default)s)")
-    p.add_argument("--format", choices=("table", "csv"), default="table")
+    add_format_option(p)
     p.set_defaults(func=run)
 
 
-def run(args) -> pd.DataFrame:
-    """The table of ``bound``: one row per target metric and shape."""
+def run(args):
+    """The table of ``bound``: one row per metric and shape."""
+    import pandas as pd
+
+    from ..bounds import bound_full_metrics, parse_observed
+    from ..metrics import parse_metric
     try:
         parse_observed(args.observed)
     except ValueError as err:
         raise ValueError(f"--observed {err}") from None
     targets = []
-    for name in split_names(args.target, "--target"):
+    for name in split_names(args.metric, "--metric"):
         try:
             targets.append(parse_metric(name))
         except ValueError as err:
-            raise ValueError(f"--target {name!r}: {err}") from None
+            raise ValueError(f"--metric {name!r}: {err}") from None
     shapes = []
     for name in split_names(args.shape, "--shape"):
         if name.lower() not in SHAPE_NAMES:

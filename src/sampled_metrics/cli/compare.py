@@ -3,18 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
-from ..compare.matching import check_positive_tables, check_rank_files
-from ..compare.paired import compare_positives, compare_ranks
-from ..compare.repeats import agreement_summary, compare_repeats
-from ..compare.verdicts import check_interval_draws
-from ..evaluation.rankfile import read_rank_file
-from ..metrics import METRIC_NAMES
-from ..multipositive.longformat import long_format, read_positions
-from ..sampling import SAMPLING_LAWS, check_nm
-from .inputs import add_evaluator_option, apply_evaluator, file_m, read_sampled_ranks, \
-    split_names
+from ..registry import COMPARE_METHODS, DEFAULT_METHODS
+from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
+    add_method_option, add_metric_option, add_sample_options, apply_evaluator, \
+    read_sampled_ranks, resolve_inputs, split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -36,81 +28,57 @@ DESCRIPTION = (
     "ranks of the files and the counts over repeats are printed (agree = Table 4's count, "
     "wrong = confident and wrong verdicts).")
 
-DEFAULT_METHODS = "sampled,cls,bv_0.1,mn,mes"
+#: the methods that apply to one sampled rank per user but not to the long format
+RANKS_ONLY = ("mn", "mle", "mes")
 
 
 def add_parser(sub) -> None:
     """Add the ``compare`` sub-command to the ``sampled-metrics`` parser."""
     p = sub.add_parser("compare", help="is recommender A better than B? (paired, bias-aware)",
                        description=DESCRIPTION)
-    p.add_argument("--a", required=True, help="sampled ranks of A: one integer per line, a "
+    p.add_argument("a", metavar="A", help="sampled ranks of A: one integer per line, a "
                    "CSV with --column, a workflow rank file (.npz), or a long-format CSV "
                    "(user,position,n_nonrelevant,n_negatives: several positives per user)")
-    p.add_argument("--b", required=True, help="sampled ranks of B, the same users in the "
+    p.add_argument("b", metavar="B", help="sampled ranks of B, the same users in the "
                    "same order (same formats; long-format CSVs are matched by user id)")
     p.add_argument("--name-a", help="name of A in the output (default: the rank file's "
                    "recommender, else the file name)")
     p.add_argument("--name-b", help="name of B in the output (default as for --name-a)")
-    p.add_argument("--column", help="CSV column holding the sampled ranks (both files)")
-    p.add_argument("--n", type=int, help="number of items (default with rank files: theirs)")
-    p.add_argument("--m", type=int, help="sampled negatives per user (default with rank "
-                   "files: their only sample size)")
-    p.add_argument("--sampling", choices=SAMPLING_LAWS, help="with (binomial) or without "
-                   "(hypergeometric) replacement; default: the rank files' law, else binomial")
+    add_metric_option(p)
+    add_method_option(p, COMPARE_METHODS, DEFAULT_METHODS["compare"])
+    add_sample_options(p, "A and B")
     add_evaluator_option(p)
-    p.add_argument("--metric", default="recall@10,ndcg@10,ap",
-                   help=f"comma-separated metrics: {METRIC_NAMES}; default %(default)s")
-    p.add_argument("--method", default=DEFAULT_METHODS,
-                   help="comma-separated: corrections sampled, rank_estimate, minimal_bias, "
-                        "cls, bv_<gamma>; mn (Li et al. AAAI'23); estimators mle, mes (Jin "
-                        "et al.); default %(default)s")
     p.add_argument("--pairing", choices=("paired", "unpaired"), default="paired",
                    help="paired: the same users in the same order, negatives shared or "
                         "independent (default); unpaired: different users")
-    p.add_argument("--repeat", type=int, help="with rank files: the repeat to compare "
-                   "(default 0)")
     p.add_argument("--repeats", help="with rank files: compare the first N repeats (or "
                    "'all') against the exact ranks and print counts over repeats")
-    p.add_argument("--level", type=float, default=0.95, help="confidence level (default "
-                   "%(default)s; alpha = 1 - level)")
-    p.add_argument("--bootstrap", type=int, default=1000,
-                   help="bootstrap replicates of the difference (default %(default)s)")
+    add_bootstrap_options(p, what=" of the difference")
     p.add_argument("--estimator-bootstrap", type=int, default=50,
                    help="refits of the mle estimator for its interval (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
-    p.add_argument("--format", choices=("table", "csv"), default="table")
-    p.set_defaults(func=run)
+    add_format_option(p)
+    p.set_defaults(func=run, columns=["metric", "method", "difference", "bias", "low", "high",
+                                      "verdict"])
 
 
-def run(args) -> pd.DataFrame:
+def run(args):
     """The table of ``compare``: one row per metric and method, or counts over repeats."""
+    from ..compare.paired import compare_ranks
+    from ..compare.repeats import agreement_summary, compare_repeats
+    from ..compare.verdicts import check_interval_draws
+    from ..multipositive.longformat import long_format
+
     paths = {"a": Path(args.a), "b": Path(args.b)}
     check_interval_draws("--bootstrap", args.bootstrap, args.level)
     formats = {k: long_format(p) for k, p in paths.items()}
     apply_evaluator(args, any(formats.values()), args.a)
     if any(formats.values()):
         return _compare_long(args, paths, formats)
-    npz = [p.suffix == ".npz" for p in paths.values()]
-    if any(npz) and not all(npz):
-        raise ValueError("--a and --b must both be rank files (.npz) or both not")
-    if all(npz) and args.column is not None:
-        raise ValueError("--column only applies to CSV input, not rank files (.npz)")
-    files = _read_rank_files(paths, args.n) if all(npz) else {}
-    if files:
-        for k, f in files.items():
-            args.m = file_m(f, paths[k], args.m)
-            if args.sampling is not None and args.sampling != f.sampling:
-                raise ValueError(f"{paths[k]}: ranks were drawn {f.sampling}, but --sampling "
-                                 f"is {args.sampling}")
-        args.n = files["a"].n_items if args.n is None else args.n
-        args.sampling = args.sampling or files["a"].sampling
-    elif args.repeats is not None:
-        raise ValueError("--repeats needs workflow rank files (.npz) for --a and --b")
-    if args.n is None or args.m is None:
-        raise ValueError("--n and --m are required unless --a and --b are workflow rank "
-                         "files (.npz)")
-    sampling = args.sampling or "binomial"
-    n, m = check_nm(args.n, args.m, sampling)
+    files = _read_rank_files(paths, args.n) if all(p.suffix == ".npz"
+                                                   for p in paths.values()) else {}
+    if args.repeats is not None and not files:
+        raise ValueError("--repeats needs workflow rank files (.npz) for A and B")
+    n, m, sampling = resolve_inputs(args, list(paths.values()))
     names = _display_names(files, paths, args)
     metrics, methods = split_names(args.metric, "metric"), split_names(args.method, "method")
     options = dict(level=args.level, bootstrap=args.bootstrap,
@@ -124,6 +92,8 @@ def run(args) -> pd.DataFrame:
         frame = compare_repeats({names[0]: files["a"], names[1]: files["b"]}, m, metrics,
                                 methods, repeats=repeats, n=n, seed=args.seed, **options)
         out = agreement_summary(frame)
+        args.columns = ["metric", "method", "exact_difference", "agree", "a_better",
+                        "b_better", "not_distinguishable", "wrong"]
         return out[["a", "b", "metric", "method", "repeats", "exact_difference",
                     "mean_difference", "agree", "a_better", "b_better", "not_distinguishable",
                     "wrong", "naive_wrong"]]
@@ -133,12 +103,17 @@ def run(args) -> pd.DataFrame:
     return _worded(frame, names)
 
 
-def _compare_long(args, paths: dict, formats: dict) -> pd.DataFrame:
-    """Both inputs in the long position format: corrections per user, paired by user id."""
+def _compare_long(args, paths: dict, formats: dict):
+    """Both inputs in the long position format: corrections per user, paired by user id.
+    The default methods that need one sampled rank per user are left out, with a note."""
+    from ..compare.matching import check_positive_tables
+    from ..compare.paired import compare_positives
+    from ..multipositive.longformat import read_positions
+
     for k, path in paths.items():
         if formats[k] != "positions":
             raise ValueError(f"{path}: compare takes the long position format (user,position,"
-                             f"n_nonrelevant,n_negatives) for both --a and --b"
+                             f"n_nonrelevant,n_negatives) for both A and B"
                              + ("; popularity-sampled draws are not supported"
                                 if formats[k] == "draws" else ""))
     given = [f"--{k}" for k in ("n", "m", "column", "repeat", "repeats")
@@ -152,31 +127,42 @@ def _compare_long(args, paths: dict, formats: dict) -> pd.DataFrame:
     check_positive_tables(dict(zip(shown, (table_a, table_b))),
                           dict(zip(shown, (users_a, users_b))))
     names = _display_names({}, paths, args)
+    methods = split_names(args.method, "method")
+    notes = []
+    if args.method == ",".join(DEFAULT_METHODS["compare"]):
+        left = [x for x in methods if x in RANKS_ONLY]
+        methods = [x for x in methods if x not in RANKS_ONLY]
+        notes = [f"{', '.join(left)} left out: they need one sampled rank per user, not "
+                 f"the long format"]
     frame = compare_positives({names[0]: table_a, names[1]: table_b},
-                              split_names(args.metric, "metric"),
-                              split_names(args.method, "method"),
+                              split_names(args.metric, "metric"), methods,
                               sampling=args.sampling or "binomial", level=args.level,
                               bootstrap=args.bootstrap, seed=args.seed)
-    return _worded(frame, names)
+    frame = _worded(frame, names)
+    frame.attrs["notes"] = notes + frame.attrs.get("notes", [])
+    return frame
 
 
 def _read_rank_files(paths: dict, n: int | None) -> dict:
-    """The workflow rank files of --a and --b, checked to belong to one comparison
+    """The workflow rank files of A and B, checked to belong to one comparison
     (:func:`~sampled_metrics.compare.matching.check_rank_files`, each named by its path)."""
+    from ..compare.matching import check_rank_files
+    from ..evaluation.rankfile import read_rank_file
+
     files = {key: read_rank_file(p) for key, p in paths.items()}
     check_rank_files(dict(zip(_shown(paths), files.values())), n)
     return files
 
 
 def _shown(paths: dict) -> list[str]:
-    """How messages name --a and --b: their paths (one file given twice is named twice)."""
+    """How messages name A and B: their paths (one file given twice is named twice)."""
     shown = [str(paths["a"]), str(paths["b"])]
     if shown[0] == shown[1]:
         shown[1] += " (again)"
     return shown
 
 
-def _worded(frame: pd.DataFrame, names: list) -> pd.DataFrame:
+def _worded(frame, names: list):
     words = {"a_better": f"{names[0]} better", "b_better": f"{names[1]} better",
              "not_distinguishable": "not distinguishable"}
     frame["verdict"], frame["naive_verdict"] = frame.verdict.map(words), frame.naive_verdict.map(words)

@@ -2,21 +2,15 @@
 sampled ranks, or from a long-format CSV of several positives per user (see ``--help``)."""
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
-from ..corrections.vectors import correction_label
-from ..evaluators.catalogue import evaluator_notes
-from ..intervals import DEFAULT_CORRECTIONS, RECOMMENDED, correct, correct_positions
-from ..metrics import METRIC_NAMES
-from ..multipositive.longformat import long_format, summarise_long
-from .inputs import add_evaluator_option, add_input_options, apply_evaluator, \
+from ..registry import CORRECTIONS, DEFAULT_METHODS
+from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
+    add_method_option, add_metric_option, add_sample_options, apply_evaluator, \
     check_bootstrap, read_sampled_ranks, resolve_inputs, split_names
 
 __all__ = ["add_parser", "run", "DEFAULT"]
 
-#: the corrections printed unless --correction says otherwise
-DEFAULT = ",".join(DEFAULT_CORRECTIONS)
+#: the methods printed unless --method says otherwise
+DEFAULT = DEFAULT_METHODS["correct"]
 
 DESCRIPTION = (
     "Read sampled ranks r~ (the rank of each held-out item among itself and m "
@@ -39,23 +33,27 @@ def add_parser(sub) -> None:
     """Add the ``correct`` sub-command to the ``sampled-metrics`` parser."""
     p = sub.add_parser("correct", help="corrected metrics from sampled ranks",
                        description=DESCRIPTION)
-    p.add_argument("--metric", default="recall@10,ndcg@10,ap,auc",
-                   help=f"comma-separated metrics: {METRIC_NAMES}; default %(default)s")
-    p.add_argument("--correction", default=DEFAULT,
-                   help="comma-separated: recommended, sampled (none), rank_estimate, "
-                        "minimal_bias, cls, bv_<gamma> or bv with --gamma; default %(default)s")
-    p.add_argument("--gamma", type=float, help="gamma in [0, 1] for the correction 'bv' (eq. 24)")
-    add_input_options(p, bootstrap=1000)
+    p.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
+                   "with a header (then give --column), a workflow rank file "
+                   "results/<dataset>/ranks/<recommender>.npz, or a long-format CSV")
+    add_metric_option(p)
+    add_method_option(p, CORRECTIONS, DEFAULT, extra="recommended, ")
+    p.add_argument("--gamma", type=float, help="gamma in [0, 1] for the method 'bv' (eq. 24)")
+    add_sample_options(p)
     add_evaluator_option(p)
-    p.add_argument("--max-m", type=int, help="long-format CSV: users with more than this "
+    add_bootstrap_options(p)
+    p.add_argument("--thin-to", type=int, help="long-format CSV: users with more than this "
                    "many negatives get CLS/BV of a thinned list of this size (default 100)")
-    p.add_argument("--format", choices=("table", "csv"), default="table",
-                   help="output format (default: aligned table)")
-    p.set_defaults(func=run)
+    add_format_option(p)
+    p.set_defaults(func=run, columns=["metric", "correction", "value", "std_error", "ci_low",
+                                      "ci_high", "covers", "users"])
 
 
-def run(args) -> pd.DataFrame:
+def run(args):
     """The table of ``correct``: per metric, the recommended row, then one per correction."""
+    from ..evaluators.catalogue import evaluator_notes
+    from ..multipositive.longformat import long_format
+
     long = args.column is None and long_format(args.ranks) is not None
     apply_evaluator(args, long)
     table = _correct_long(args) if long else _correct_ranks(args)
@@ -64,14 +62,16 @@ def run(args) -> pd.DataFrame:
     return table
 
 
-def _correct_ranks(args) -> pd.DataFrame:
+def _correct_ranks(args):
     """``correct`` on sampled ranks, one per user."""
-    if args.max_m is not None:
-        raise ValueError("--max-m only applies to a long-format CSV of positives")
+    from ..intervals.table import correct
+
+    if args.thin_to is not None:
+        raise ValueError("--thin-to only applies to a long-format CSV of positives")
     n, m, sampling = resolve_inputs(args)
     check_bootstrap(args)
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
-    corrections = split_names(args.correction, "correction")
+    corrections = split_names(args.method, "method")
     _check_gamma(args, corrections)
     return correct(ranks, n, m, split_names(args.metric, "metric"), corrections,
                    sampling=sampling,
@@ -79,35 +79,40 @@ def _correct_ranks(args) -> pd.DataFrame:
                    gamma=args.gamma)
 
 
-def _correct_long(args) -> pd.DataFrame:
+def _correct_long(args):
     """``correct`` on a long-format CSV of several positives per user (multipositive.longformat)."""
+    from ..corrections.vectors import correction_label
+    from ..intervals.recommended import RECOMMENDED
+    from ..intervals.table import correct_positions
+    from ..multipositive.longformat import long_format, summarise_long
+
     for option in ("n", "m", "repeat"):
         if getattr(args, option) is not None:
             raise ValueError(f"--{option} does not apply to a long-format CSV ({args.ranks} "
                              f"gives n_nonrelevant and n_negatives per row)")
     check_bootstrap(args)
-    corrections = split_names(args.correction, "correction")
+    corrections = split_names(args.method, "method")
     _check_gamma(args, corrections)
     corrections = [correction_label(x, args.gamma) if x.lower() == "bv" else x
                    for x in corrections]
     metrics = split_names(args.metric, "metric")
     sampling = args.sampling or "binomial"
     if long_format(args.ranks) == "draws":
-        if args.correction == DEFAULT:
+        if args.method == ",".join(DEFAULT):
             corrections = ["sampled", "weighted_rank_estimate"]
         elif RECOMMENDED in corrections:
             raise ValueError("the recommended answer needs uniform negatives; popularity-"
                              "sampled draws allow the corrections sampled and "
                              "weighted_rank_estimate")
         return summarise_long("draws", args.ranks, metrics, corrections, sampling,
-                              args.bootstrap, args.level, args.seed, args.max_m)
+                              args.bootstrap, args.level, args.seed, args.thin_to)
     return correct_positions(args.ranks, metrics, corrections, sampling=sampling,
                              bootstrap=args.bootstrap, level=args.level, seed=args.seed,
-                             max_m=args.max_m)
+                             max_m=args.thin_to)
 
 
 def _check_gamma(args, corrections) -> None:
-    """--gamma is for the correction 'bv' alone."""
+    """--gamma is for the method 'bv' alone."""
     if args.gamma is not None and "bv" not in [x.lower() for x in corrections]:
-        raise ValueError(f"--gamma {args.gamma:g} only applies to the correction 'bv', but "
-                         f"--correction is {args.correction!r}")
+        raise ValueError(f"--gamma {args.gamma:g} only applies to the method 'bv', but "
+                         f"--method is {args.method!r}")

@@ -2,9 +2,7 @@
 full (its code references and metrics)."""
 from __future__ import annotations
 
-import pandas as pd
-
-from ..evaluators import EVALUATORS, get_evaluator
+from .inputs import add_format_option
 
 __all__ = ["add_parser", "run"]
 
@@ -17,13 +15,16 @@ def add_parser(sub) -> None:
                                    "its negatives, breaks ties and averages; with NAME, one "
                                    "entry in full, with the code it was read from.")
     p.add_argument("name", nargs="?", help="one evaluator to show in full")
-    p.add_argument("--format", choices=("table", "csv"), default="table",
-                   help="output format (default: aligned table)")
+    add_format_option(p)
     p.set_defaults(func=run)
 
 
-def run(args) -> pd.DataFrame:
+def run(args):
     """The catalogue, or one entry as (field, value) rows."""
+    import pandas as pd
+
+    from ..evaluators.catalogue import EVALUATORS, get_evaluator
+
     if args.name is None:
         return pd.DataFrame({"evaluator": list(EVALUATORS),
                              "law": [e.summary() for e in EVALUATORS.values()]})

@@ -1,30 +1,88 @@
-"""What the commands of ``sampled-metrics`` share: reading sampled ranks and exact ranks,
-resolving n, m and the sampling law against a workflow rank file, the options that describe
-sampled ranks, and checking the bootstrap and process options."""
+"""What the commands of ``sampled-metrics`` share: one vocabulary of options (the same name,
+help and default for the same idea in every command, the choices read from the registries),
+one reader of rank files that resolves n, m and the sampling law against what the files
+record, and the checks of the bootstrap and process options.
+
+Nothing heavy is imported here at module level, so that ``--help`` stays fast; the readers
+import what they need when they run.
+"""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import numpy as np
+from ..metrics import METRIC_NAMES
+from ..registry import DEFAULT_METRICS, SAMPLING_LAWS
 
-from ..checks import check_bootstrap_draws
-from ..evaluation.rankfile import read_rank_file
-from ..evaluators import evaluator_names, evaluator_sampling, get_evaluator
-from ..sampling import SAMPLING_LAWS, check_nm
-from ..textfile import read_integers
+__all__ = ["add_metric_option", "add_method_option", "add_sample_options",
+           "add_bootstrap_options", "add_evaluator_option", "add_format_option",
+           "read_sampled_ranks", "file_m", "resolve_inputs", "split_names", "check_bootstrap",
+           "check_processes", "read_prior", "apply_evaluator", "DEFAULT_BOOTSTRAP"]
 
-__all__ = ["read_sampled_ranks", "file_m", "resolve_inputs", "split_names",
-           "check_bootstrap", "check_processes",
-           "read_prior", "add_input_options", "add_evaluator_option", "apply_evaluator"]
+#: bootstrap draws over users, where each draw is a mean (correct, compare)
+DEFAULT_BOOTSTRAP = 1000
+
+
+def add_metric_option(p, what: str = "metrics") -> None:
+    """``--metric``: comma-separated metrics, default :data:`DEFAULT_METRICS` everywhere."""
+    p.add_argument("--metric", default=",".join(DEFAULT_METRICS),
+                   help=f"comma-separated {what}: {METRIC_NAMES}; default %(default)s")
+
+
+def add_method_option(p, registry, default, extra: str = "") -> None:
+    """``--method``: comma-separated names of ``registry`` (its choices in the help)."""
+    p.add_argument("--method", default=",".join(default),
+                   help=f"comma-separated {registry.kind}s: {extra}{registry.choices()} "
+                        f"(sampled-metrics methods); default %(default)s")
+
+
+def add_sample_options(p, what: str = "--ranks") -> None:
+    """``--n``, ``--m``, ``--sampling``, ``--column``, ``--repeat``: how the ranks arose."""
+    p.add_argument("--n", type=int, help="number of items each held-out item is truly ranked "
+                   f"among (true ranks 1..n); default with rank files (.npz): what {what} "
+                   "record")
+    p.add_argument("--m", type=int, help="number of sampled irrelevant items per evaluation "
+                   "(1 <= m < n); default with rank files: their only sample size")
+    p.add_argument("--sampling", choices=SAMPLING_LAWS,
+                   help="how the m items were drawn: with replacement (binomial) or without "
+                        "(hypergeometric); default: the law rank files record, else binomial")
+    p.add_argument("--column", help="CSV column holding the sampled ranks")
+    p.add_argument("--repeat", type=int, help="with rank files (.npz): which sampling repeat "
+                   "to read (default 0)")
+
+
+def add_bootstrap_options(p, bootstrap: int = DEFAULT_BOOTSTRAP, what: str = "") -> None:
+    """``--bootstrap``, ``--level``, ``--seed``."""
+    p.add_argument("--bootstrap", type=int, default=bootstrap,
+                   help=f"bootstrap draws over users{what} (default %(default)s; 0 = no "
+                        "interval; else at least 2 / (1 - level), 40 at level 0.95)")
+    p.add_argument("--level", type=float, default=0.95,
+                   help="confidence level of every interval (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
+
+
+def add_format_option(p) -> None:
+    """``--format``: an aligned table of the main columns (fits 100 columns), or CSV with all."""
+    p.add_argument("--format", choices=("table", "csv"), default="table",
+                   help="table: aligned, the main columns; csv: every column (default table)")
+
+
+def add_evaluator_option(p, what: str = "the evaluator that drew the negatives, which "
+                         "sets the sampling law (and m, unless given)") -> None:
+    """``--evaluator NAME``: the evaluator whose law the ranks follow."""
+    p.add_argument("--evaluator", help=f"{what} (sampled-metrics evaluators lists them)")
 
 
 def read_sampled_ranks(path, m: int | None, column: str | None = None,
-                       repeat: int | None = None) -> np.ndarray:
+                       repeat: int | None = None):
     """Read sampled ranks r~ (integers in 1..m+1) from a text file with one per line, from
     column ``column`` of a CSV file with a header, or from a rank file of the workflow
     (``results/<dataset>/ranks/<recommender>.npz``: sample size ``m`` (default: the file's
     only one), repeat ``repeat`` (default 0)). Raises ValueError naming the problem."""
+    import numpy as np
+
+    from ..evaluation.rankfile import read_rank_file
+    from ..textfile import read_integers
+
     path = Path(path)
     if path.suffix == ".npz":
         rank_file = read_rank_file(path)
@@ -39,7 +97,7 @@ def read_sampled_ranks(path, m: int | None, column: str | None = None,
     if repeat is not None:
         raise ValueError("--repeat only applies to a workflow rank file (.npz)")
     if m is None:
-        raise ValueError("--m is required unless --ranks is a workflow rank file (.npz)")
+        raise ValueError("--m is required unless the ranks are a workflow rank file (.npz)")
     return read_integers(path, 1, m + 1, "sampled rank", column, hi_name="m+1")
 
 
@@ -56,23 +114,37 @@ def file_m(rank_file, path, m: int | None) -> int:
     return m
 
 
-def resolve_inputs(args) -> tuple[int, int, str]:
-    """(n, m, sampling): from the options, a workflow rank file filling in what is not given
-    (its |I|, its only m, its sampling law) and refusing what contradicts it."""
-    if str(args.ranks).endswith(".npz"):
-        rank_file = read_rank_file(args.ranks)
-        args.m = file_m(rank_file, args.ranks, args.m)
+def resolve_inputs(args, paths=None) -> tuple[int, int, str]:
+    """(n, m, sampling) of the ranks at ``paths`` (default ``[args.ranks]``): the options,
+    with what workflow rank files record filling in what is not given (their |I|, their only
+    m, their law) and refusing what contradicts it, file by file; all paths rank files or
+    none. Sets ``args.n``, ``args.m``, ``args.sampling``."""
+    from ..evaluation.rankfile import read_rank_file
+    from ..sampling import check_nm
+
+    paths = [Path(args.ranks)] if paths is None else [Path(p) for p in paths]
+    npz = [p.suffix == ".npz" for p in paths]
+    if any(npz) and not all(npz):
+        raise ValueError("the inputs must all be rank files (.npz) or none")
+    if all(npz) and getattr(args, "column", None) is not None:
+        raise ValueError("--column only applies to CSV input, not rank files (.npz)")
+    for path in paths if all(npz) else []:
+        rank_file = read_rank_file(path)
+        args.m = file_m(rank_file, path, args.m)
         if args.n is None:
             args.n = rank_file.n_items
         elif args.n != rank_file.n_items:
-            raise ValueError(f"{args.ranks}: the file records n = {rank_file.n_items} items, "
-                             f"but --n is {args.n}")
+            raise ValueError(f"{path}: the file records n = {rank_file.n_items} items, but "
+                             f"--n is {args.n}")
         if args.sampling is None:
             args.sampling = rank_file.sampling
+        elif args.sampling != rank_file.sampling:
+            raise ValueError(f"{path}: ranks were drawn {rank_file.sampling}, but --sampling "
+                             f"is {args.sampling}")
     if args.n is None:
-        raise ValueError("--n is required unless --ranks is a workflow rank file (.npz)")
+        raise ValueError("--n is required unless the ranks are workflow rank files (.npz)")
     if args.m is None:
-        raise ValueError("--m is required unless --ranks is a workflow rank file (.npz)")
+        raise ValueError("--m is required unless the ranks are workflow rank files (.npz)")
     args.sampling = args.sampling or "binomial"
     n, m = check_nm(args.n, args.m, args.sampling)
     return n, m, args.sampling
@@ -88,6 +160,8 @@ def split_names(text: str, what: str) -> list[str]:
 
 def check_bootstrap(args) -> None:
     """``--level``, ``--bootstrap`` and ``--seed``: ValueError naming the option at fault."""
+    from ..checks import check_bootstrap_draws
+
     if not 0 < args.level < 1:
         raise ValueError(f"--level must lie in (0, 1), got {args.level}")
     check_bootstrap_draws("--bootstrap", args.bootstrap, args.level)
@@ -97,17 +171,23 @@ def check_bootstrap(args) -> None:
 
 def check_processes(processes: int | None) -> int:
     """``--processes``: a positive count, default the CPUs this process may use."""
+    from ..checks import available_cpus
+
     if processes is None:
-        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                   else os.cpu_count() or 1)
+        return available_cpus()
     if processes < 1:
         raise ValueError(f"--processes must be >= 1, got {processes}")
     return processes
 
 
-def read_prior(path, n: int) -> np.ndarray:
+def read_prior(path, n: int):
     """Empirical p(r) from exact ranks 1..n: a text file with one per line, or the ``exact``
     ranks of a workflow rank file (.npz; averaged ties rounded down)."""
+    import numpy as np
+
+    from ..evaluation.rankfile import read_rank_file
+    from ..textfile import read_integers
+
     path = Path(path)
     if path.suffix == ".npz":
         ranks = np.floor(read_rank_file(path).exact).astype(np.int64)
@@ -118,38 +198,6 @@ def read_prior(path, n: int) -> np.ndarray:
     return np.bincount(ranks - 1, minlength=n) / ranks.size
 
 
-def add_input_options(p, bootstrap: int) -> None:
-    """Options shared by ``correct`` and ``estimate``: the sampled ranks and how they arose."""
-    p.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
-                   "with a header (then give --column), or a workflow rank file "
-                   "results/<dataset>/ranks/<recommender>.npz")
-    p.add_argument("--column", help="CSV column holding the sampled ranks")
-    p.add_argument("--n", type=int, help="number of items each held-out item is truly ranked "
-                   "among (true ranks 1..n); default with a rank file: its number of items")
-    p.add_argument("--m", type=int, help="number of sampled irrelevant items per evaluation "
-                   "(1 <= m < n); default with a rank file: its only sample size")
-    p.add_argument("--sampling", choices=SAMPLING_LAWS,
-                   help="how the m items were drawn: with replacement (binomial) or without "
-                        "(hypergeometric); default: the law recorded in a workflow rank file, "
-                        "else binomial")
-    p.add_argument("--repeat", type=int, help="with a workflow rank file (.npz): which "
-                   "sampling repeat to read (default 0)")
-    p.add_argument("--bootstrap", type=int, default=bootstrap,
-                   help="bootstrap draws over users for the confidence interval "
-                        "(default %(default)s; 0 = none; at least 2 / (1 - level), "
-                        "40 at level 0.95)")
-    p.add_argument("--level", type=float, default=0.95,
-                   help="confidence level of the interval (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
-
-
-def add_evaluator_option(p, what: str = "the evaluator that drew the negatives, which "
-                         "sets the sampling law (and m, unless given)") -> None:
-    """``--evaluator NAME``: the evaluator whose law the ranks follow."""
-    p.add_argument("--evaluator", help=f"{what}: one of {', '.join(evaluator_names())} "
-                   "(sampled-metrics evaluators)")
-
-
 def apply_evaluator(args, long: bool, path=None) -> None:
     """Set ``args.sampling`` (and ``args.m`` for plain ranks) from ``--evaluator``
     (:func:`~sampled_metrics.evaluators.catalogue.evaluator_sampling`) for the ranks at
@@ -157,6 +205,8 @@ def apply_evaluator(args, long: bool, path=None) -> None:
     it or the ranks are a workflow rank file, whose law the file records."""
     if args.evaluator is None:
         return
+    from ..evaluators.catalogue import evaluator_sampling, get_evaluator
+
     path = str(args.ranks if path is None else path)
     e = get_evaluator(args.evaluator)
     if path.endswith(".npz"):

@@ -1,22 +1,20 @@
-"""Command line: ``sampled-metrics correct | estimate | plan | compare | bound | evaluators``: the parser,
-with one sub-command per module of this package, and the entry point that runs one and prints
-its table (see ``--help`` of each)."""
+"""Command line: ``sampled-metrics correct | estimate | plan | compare | bound | evaluators |
+methods``: the parser, with one sub-command per module of this package, and the entry point
+that runs one and prints its table (see ``--help`` of each)."""
 from __future__ import annotations
 
 import argparse
 import sys
 import warnings
 
-from threadpoolctl import threadpool_limits
+from importlib.metadata import PackageNotFoundError, version
 
-from ..corrections.vectors import UnboundedCorrectionWarning
-from ..logs import cli_logging
-from . import bound, compare, correct, estimate, evaluators, plan
+from . import bound, compare, correct, estimate, evaluators, methods, plan
 
 __all__ = ["build_parser", "main"]
 
 #: The sub-commands in the order ``--help`` lists them.
-COMMANDS = (correct, estimate, plan, compare, bound, evaluators)
+COMMANDS = (correct, estimate, plan, compare, bound, evaluators, methods)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,12 +25,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message[:200]} (see {self.prog} --help)\n")
 
 
+def _version() -> str:
+    """The installed distribution's version (``sampled_metrics.__version__`` at build)."""
+    try:
+        return version("sampled-metrics")
+    except PackageNotFoundError:        # run from a source tree that is not installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``sampled-metrics`` parser; each sub-command sets ``func``, its table's maker."""
     parser = _Parser(
         prog="sampled-metrics",
         description="Correct sampled evaluation metrics for item recommendation "
                     "(Krichene & Rendle, KDD'20).")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for command in COMMANDS:
         command.add_parser(sub)
@@ -44,6 +51,11 @@ def main(argv=None) -> int:
     code: 0, or 2 after a usage error or a ValueError printed in one line."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from threadpoolctl import threadpool_limits
+
+    from ..corrections.vectors import UnboundedCorrectionWarning
+    from ..logs import cli_logging
+
     cli_logging()
     try:
         # a minimal-bias vector outside the metric's range is refused, not printed
@@ -56,7 +68,45 @@ def main(argv=None) -> int:
     if args.format == "csv":
         sys.stdout.write(table.to_csv(index=False, float_format="%.6g"))
     else:
-        print(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+        try:
+            print(_aligned(table, getattr(args, "columns", None)))
+        except BrokenPipeError:          # e.g. piped into head
+            sys.stderr.close()
+            return 0
     for note in table.attrs.get("notes", []):
         print(f"note: {note}", file=sys.stderr)
     return 0
+
+
+def _aligned(table, columns=None, width: int = 100) -> str:
+    """The table as aligned text: ``columns`` (default all) of it, floats with 6 decimals
+    and integers right-aligned, text left-aligned; a last text column that would pass
+    ``width`` characters wraps onto indented lines."""
+    import textwrap
+
+    import pandas as pd
+
+    columns = [c for c in (columns or table.columns) if c in table.columns]
+    cells, right = [], []
+    for c in columns:
+        values = table[c]
+        if pd.api.types.is_float_dtype(values):
+            text = ["" if pd.isna(v) else f"{v:.6f}" for v in values]
+        else:
+            text = ["" if v is None or v is pd.NA else str(v) for v in values]
+        cells.append([str(c), *text])
+        right.append(pd.api.types.is_numeric_dtype(values))
+    widths = [max(map(len, col)) for col in cells]
+    indent = sum(widths[:-1]) + len(widths) - 1
+    wrap = not right[-1] and indent + widths[-1] > width and width - indent >= 20
+    lines = []
+    for i in range(len(table) + 1):
+        row = [col[i].rjust(w) if r else col[i].ljust(w)
+               for col, w, r in zip(cells, widths, right)]
+        if not wrap:
+            lines.append(" ".join(row).rstrip())
+            continue
+        parts = textwrap.wrap(cells[-1][i], width - indent) or [""]
+        lines.append(" ".join(row[:-1] + [parts[0]]).rstrip())
+        lines += [" " * indent + part for part in parts[1:]]
+    return "\n".join(lines)

@@ -2,13 +2,9 @@
 a target (see ``--help``; the method is :mod:`sampled_metrics.corrections.planning`)."""
 from __future__ import annotations
 
-import pandas as pd
-
-from ..corrections.planning import required_sample_size
-from ..logs import progress
-from ..metrics import METRIC_NAMES, parse_metrics
-from ..sampling import SAMPLING_LAWS, check_nm
-from .inputs import read_prior, split_names
+from ..registry import CORRECTIONS, DEFAULT_METHODS, SAMPLING_LAWS
+from .inputs import add_format_option, add_method_option, add_metric_option, read_prior, \
+    split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -26,31 +22,39 @@ def add_parser(sub) -> None:
     p = sub.add_parser("plan", help="how many sampled items m an evaluation needs",
                        description=DESCRIPTION)
     p.add_argument("--n", type=int, required=True, help="number of items")
-    p.add_argument("--metric", default="recall@10", help="comma-separated metrics: "
-                   f"{METRIC_NAMES}; default %(default)s")
+    add_metric_option(p)
     p.add_argument("--target-bias", type=float, required=True,
                    help="largest acceptable bias, in metric units (e.g. 0.005)")
-    p.add_argument("--correction", default="sampled,bv_0.1",
-                   help="comma-separated: sampled (uncorrected), rank_estimate, cls, "
-                        "bv_<gamma>; default %(default)s")
+    add_method_option(p, CORRECTIONS, DEFAULT_METHODS["plan"])
     p.add_argument("--criterion", choices=("rms", "mean"), default="rms",
                    help="which bias (default rms)")
     p.add_argument("--prior-ranks", help="file of exact ranks 1..n (one per line) whose "
                    "empirical distribution is the prior p(r)")
     p.add_argument("--max-m", type=int, help="largest m considered (default n - 1)")
-    p.add_argument("--sampling", choices=SAMPLING_LAWS, default="binomial")
-    p.add_argument("--format", choices=("table", "csv"), default="table")
+    p.add_argument("--sampling", choices=SAMPLING_LAWS,
+                   help="how the m items are drawn: with replacement (binomial) or without "
+                        "(hypergeometric); default binomial")
+    add_format_option(p)
     p.set_defaults(func=run)
 
 
-def run(args) -> pd.DataFrame:
-    """The table of ``plan``: one row per metric and correction."""
+def run(args):
+    """The table of ``plan``: one row per metric and correction; m_needed is empty where
+    even m = max_m misses the target (a note says so)."""
+    import pandas as pd
+
+    from ..corrections.planning import required_sample_size
+    from ..logs import progress
+    from ..metrics import parse_metrics
+    from ..sampling import check_nm
+
+    args.sampling = args.sampling or "binomial"
     check_nm(args.n, 1, args.sampling)
     prior = read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []
     pairs = [(metric, correction)
              for metric in parse_metrics(split_names(args.metric, "metric"))
-             for correction in split_names(args.correction, "correction")]
+             for correction in split_names(args.method, "method")]
     with progress("sampled-metrics plan", total=len(pairs)) as bar:
         for metric, correction in pairs:
             what = f"{metric.name} {correction}"
@@ -60,8 +64,14 @@ def run(args) -> pd.DataFrame:
             plan = required_sample_size(metric, args.n, args.target_bias, correction,
                                         args.sampling, prior, args.criterion, args.max_m,
                                         callback=report)
-            rows.append((plan.metric, plan.correction, "> max_m" if plan.m is None else plan.m,
-                         plan.bias, plan.max_m, plan.bias_at_max_m))
+            rows.append((plan.metric, plan.correction, plan.m, plan.bias, plan.max_m,
+                         plan.bias_at_max_m))
             bar.advance()
-    return pd.DataFrame(rows, columns=["metric", "correction", "m_needed", "bias_at_m", "max_m",
-                                       "bias_at_max_m"])
+    table = pd.DataFrame(rows, columns=["metric", "correction", "m_needed", "bias_at_m", "max_m",
+                                        "bias_at_max_m"]).astype({"m_needed": "Int64"})
+    missed = table[table.m_needed.isna()]
+    if len(missed):
+        table.attrs["notes"] = [f"{row.metric} {row.correction}: no m up to {row.max_m} "
+                                f"reaches a bias of {args.target_bias:g} (its bias there: "
+                                f"{row.bias_at_max_m:.3g})" for row in missed.itertuples()]
+    return table

@@ -12,11 +12,12 @@ import pandas as pd
 
 from ..checks import check_integer
 from ..corrections.mn import mn_correction
-from ..corrections.vectors import correction_vectors, parse_correction
+from ..corrections.vectors import correction_label, correction_vectors
 from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
 from ..metrics import parse_metric
 from ..multipositive.positives import DEFAULT_MAX_M, correct_positives
+from ..registry import COMPARE_METHODS, CORRECTIONS
 from ..resampling import percentile_interval, resampled_counts, resampled_users
 from ..sampling import check_nm
 from ..seeds import generator
@@ -37,20 +38,12 @@ COMPARE_COLUMNS = ["a", "b", "metric", "method", "value_a", "value_b", "differen
 
 
 def _parse_methods(methods) -> list[str]:
-    """Canonical labels; ValueError (one line) for an unknown method."""
+    """Canonical labels (:data:`~sampled_metrics.registry.COMPARE_METHODS`); ValueError (one
+    line) for an unknown method."""
     out = []
-    for method in methods:
-        name = str(method).strip().lower()
-        if name in ESTIMATOR_METHODS or name in PRIOR_METHODS:
-            out.append(name)
-            continue
-        try:
-            label, gamma = parse_correction(name)
-        except ValueError:
-            raise ValueError(f"unknown method {method!r}; expected a correction (sampled, "
-                             f"rank_estimate, minimal_bias, cls, bv_<gamma>), mn, or an "
-                             f"estimator ({', '.join(ESTIMATOR_METHODS)})") from None
-        out.append(label if gamma is None else f"bv_{gamma:g}")
+    for method in [methods] if isinstance(methods, str) else methods:
+        name, _ = COMPARE_METHODS.resolve(method)
+        out.append(correction_label(method) if name in CORRECTIONS else name)
     if not out:
         raise ValueError("no method given")
     if len(set(out)) != len(out):
@@ -131,6 +124,19 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     Returns
     -------
     pandas.DataFrame with :data:`COMPARE_COLUMNS`, one row per (pair, metric, method).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sampled_metrics import draw_sampled_ranks
+    >>> rng = np.random.default_rng(0)
+    >>> r = rng.geometric(0.01, 400).clip(1, 1000)          # A's true ranks; B ranks twice as low
+    >>> a = draw_sampled_ranks(r, 1000, 99, rng=rng)
+    >>> b = draw_sampled_ranks(np.minimum(2 * r, 1000), 1000, 99, rng=rng)
+    >>> t = compare_ranks({"A": a, "B": b}, 1000, 99, ["recall@10"], ["sampled"],
+    ...                   bootstrap=200, plugin=None)
+    >>> t[["a", "b", "method", "verdict"]].values.tolist()
+    [['A', 'B', 'sampled', 'a_better']]
     """
     n, m = check_nm(n, m, sampling)
     sampled = _check_inputs(sampled, m, paired)

@@ -4,8 +4,7 @@ Three layers, each failing with a one-line :class:`ConfigError` that names the k
 user wrote it (``study.figure5.edge``), what was expected and what was found:
 
 1. :func:`check_config_files` reads every YAML file the run merges and refuses duplicate keys
-   (YAML itself keeps the last one silently), a renamed key given under both its names, and
-   files that are not a mapping.
+   (YAML itself keeps the last one silently) and files that are not a mapping.
 2. :func:`check_schema` validates the merged config against the closed JSON schema of
    ``workflow/schemas/config.schema.yaml`` (unknown keys rejected at every level; integers
    written as integers, not 2048.0; each ``datasets`` entry against its format's own keys,
@@ -32,7 +31,7 @@ import inspect
 import math
 import os
 import re
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Mapping
 
 import jsonschema
 import yaml
@@ -51,7 +50,6 @@ from ..recommenders import KINDS, needs_torch, torch_available
 from ..sampling import SAMPLING_LAWS
 from ..textfile import check_readable
 from .fanout import FanOut
-from .renamed import given_twice, upgrade_renamed_keys
 
 __all__ = ["ConfigError", "check_config_files", "check_schema", "check_semantics",
            "check_config", "library_enums", "with_library_enums"]
@@ -117,14 +115,10 @@ def load_yaml_strict(path) -> dict:
 
 def check_config_files(paths) -> None:
     """:func:`load_yaml_strict` on every file of ``paths`` (the run's config files), each
-    named relative to the working directory when it lies below it (as the user typed it),
-    and no file giving a renamed key under both its names (:func:`.renamed.given_twice`)."""
+    named relative to the working directory when it lies below it (as the user typed it)."""
     for path in paths:
         rel = os.path.relpath(path)
-        shown = path if rel.startswith("..") else rel
-        for new, old in given_twice(load_yaml_strict(shown)):
-            raise ConfigError(f"config file {shown}: config key {new} is given twice, also "
-                              f"under its old name {old}; keep only {new}")
+        load_yaml_strict(path if rel.startswith("..") else rel)
 
 
 # --- the schema ---------------------------------------------------------------------------
@@ -600,12 +594,8 @@ def check_semantics(config: Mapping) -> None:
     _check_local_files(config)
 
 
-def check_config(config: MutableMapping, schema, files=()) -> list[str]:
-    """All three layers: duplicate keys (and a renamed key under both names) in ``files``,
-    the schema, the semantics, after moving renamed keys to their new names (in place,
-    :mod:`.renamed`); returns the deprecation line of each renamed key found."""
+def check_config(config: Mapping, schema, files=()) -> None:
+    """All three layers: duplicate keys in ``files``, the schema, the semantics."""
     check_config_files(files)
-    notes = upgrade_renamed_keys(config)
     check_schema(config, schema)
     check_semantics(config)
-    return notes

@@ -27,7 +27,8 @@ tie-break among its numerically equal minimisers (a weight 1e-10 on sum_r~ c[r~]
 without it rounding noise of the moments moves CLS by up to 1e-5, 0.04 for AUC, see
 :func:`solve_cls`); CLS of AUC is the sampled AUC, exactly (it is unbiased and monotone).
 
-Modules (the names of the first three are importable from this package):
+Modules (the main names of the first three are importable from this package; the registry
+of corrections by name is :data:`sampled_metrics.registry.CORRECTIONS`):
 
 ``vectors``   parse a correction, solve its vector for one n, apply it, its bias and variance
 ``moments``   A^T A, A^T b, c, b^T b of the rank law, accumulated by bands (never A itself)
@@ -37,19 +38,14 @@ Modules (the names of the first three are importable from this package):
 ``mn``        Li et al.'s MN correction (AAAI'23): the bias weighted by an estimated P(r)
 ``planning``  the sample size m an evaluation needs for a target bias (the ``plan`` command)
 """
-from .vectors import (CLS_TIE, CORRECTIONS, RCOND, UnboundedCorrectionWarning, apply_correction,
-                      bias_variance, correction, correction_label, correction_vectors,
-                      nnls_last_free, parse_correction, rank_estimate, rank_estimate_ranks,
-                      solve_bv, solve_cls)
-from .moments import (BLOCK_ENTRIES, RankLawMoments, check_prior, clear_moment_cache,
-                      rank_law_moments)
-from .lookup import (GRID_CHECK_TOL, GRID_LEVELS, LOOKUP_CHUNK, LOOKUP_TOL, MEAN_BLOCK_CELLS,
-                     Interpolant, correction_lookup, grid_points, mean_corrected)
+from .vectors import (UnboundedCorrectionWarning, apply_correction, bias_variance, correction,
+                      correction_label, correction_vectors, parse_correction, rank_estimate,
+                      rank_estimate_ranks)
+from .moments import RankLawMoments, check_prior, rank_law_moments
+from .lookup import correction_lookup, mean_corrected
 
-__all__ = ["CORRECTIONS", "UnboundedCorrectionWarning", "RankLawMoments", "rank_law_moments",
-           "correction", "correction_vectors",
-           "apply_correction", "parse_correction", "correction_label", "bias_variance",
-           "rank_estimate", "rank_estimate_ranks", "correction_lookup", "mean_corrected", "LOOKUP_TOL",
-           "check_prior", "clear_moment_cache", "solve_bv", "solve_cls", "nnls_last_free",
-           "grid_points", "Interpolant", "RCOND", "CLS_TIE", "BLOCK_ENTRIES", "GRID_CHECK_TOL",
-           "GRID_LEVELS", "LOOKUP_CHUNK", "MEAN_BLOCK_CELLS"]
+__all__ = ["UnboundedCorrectionWarning", "correction", "correction_vectors", "apply_correction",
+           "parse_correction", "correction_label", "bias_variance", "rank_estimate",
+           "rank_estimate_ranks",
+           "RankLawMoments", "rank_law_moments", "check_prior", "correction_lookup",
+           "mean_corrected"]

@@ -35,7 +35,7 @@ import numpy as np
 from ..metrics import parse_metric
 from ..sampling import check_nm, rank_pmf
 
-__all__ = ["mapping_function", "mapping_correction"]
+__all__ = ["mapping_function", "mapping_correction", "mapping_vectors"]
 
 #: pmf entries per block when summing P(r~ <= k | r) over r.
 BLOCK_ENTRIES = 2_000_000
@@ -93,3 +93,10 @@ def mapping_correction(metric, n: int, m: int, sampling: str = "binomial") -> np
     for i in range(m + 1):
         out[i] = delta @ np.clip(g - s[i] + 1.0, 0.0, 1.0)
     return out
+
+
+def mapping_vectors(problem, gamma=None) -> np.ndarray:
+    """``mapping``: :func:`mapping_correction` of each metric of a
+    :class:`~sampled_metrics.corrections.vectors.VectorProblem`, (K, m+1)."""
+    return np.stack([mapping_correction(x, problem.n, problem.m, problem.sampling)
+                     for x in problem.metrics])

@@ -77,13 +77,22 @@ def required_sample_size(metric, n: int, target: float, correction: str = "sampl
                          max_m: int | None = None, grid_points: int = 16,
                          rel_precision: float = 0.01,
                          callback: Callable[[int, float], None] | None = None) -> Plan:
-    """An m in 1..max_m (default n - 1) whose bias is at most ``target``: the smallest on a
+    """The sample size m an evaluation needs for a target bias.
+
+    An m in 1..max_m (default n - 1) whose bias is at most ``target``: the smallest on a
     log grid of ``grid_points`` values, refined by bisection to ``rel_precision`` of m
     between the last grid value above the target and the first below it. It is the
     smallest such m when the bias decreases with m (the usual case; a corrected metric can
     wiggle, then a smaller m may reach the target too). The grid is evaluated upwards and
     only up to its first value below the target (and at max_m, for ``bias_at_max_m``).
-    ``callback(m, bias)``, if given, is called after each evaluation of the bias."""
+    ``callback(m, bias)``, if given, is called after each evaluation of the bias.
+
+    Examples
+    --------
+    >>> plan = required_sample_size("recall@10", n=3706, target=0.05, correction="bv_0.1")
+    >>> plan.m, round(plan.bias, 3)
+    (8, 0.05)
+    """
     if not target > 0:
         raise ValueError(f"target bias must be positive, got {target}")
     label = correction_label(correction)

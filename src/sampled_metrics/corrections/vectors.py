@@ -5,59 +5,48 @@ variance. The corrections, their equations and numerics: :mod:`sampled_metrics.c
 from __future__ import annotations
 
 import logging
-import re
 import warnings
 
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from ..checks import check_ranks, check_vector, renamed_keywords
+from ..checks import check_ranks, check_vector
 from ..metrics import parse_metric
+from ..registry import CORRECTIONS
 from ..sampling import check_nm, sampled_metric_weights
-from .mapping import mapping_correction
 from .moments import RankLawMoments, check_prior, rank_law_moments
 
-__all__ = ["CORRECTIONS", "RCOND", "CLS_TIE", "UnboundedCorrectionWarning", "parse_correction",
+__all__ = ["CORRECTIONS", "RCOND", "CLS_TIE", "UnboundedCorrectionWarning", "VectorProblem",
+           "sampled_vectors", "rank_estimate_vectors", "minimal_bias_vectors", "bv_vectors",
+           "cls_vectors", "parse_correction",
            "correction_label", "parse_corrections", "needs_moments", "correction_array",
            "correction", "correction_vectors", "apply_correction", "bias_variance",
            "rank_estimate", "rank_estimate_ranks", "solve_bv", "solve_cls", "nnls_last_free"]
 
 log = logging.getLogger(__name__)
 
-CORRECTIONS = ("sampled", "rank_estimate", "minimal_bias", "cls", "bv", "mapping")
-_BV_RE = re.compile(r"^bv[_ -]?(\d*\.?\d+(?:e-?\d+)?)$")
 #: Relative eigenvalue cut-off of the pseudo-inverse used by ``minimal_bias``.
 RCOND = 1e-15
 #: Weight of the least-c-norm tie-break of CLS (see :func:`solve_cls`).
 CLS_TIE = 1e-10
 
 
-@renamed_keywords(method="correction")
 def parse_correction(correction: str, gamma: float | None = None) -> tuple[str, float | None]:
     """Normalise a correction name: ``'bv_0.1'`` -> ('bv', 0.1); checks gamma in [0, 1].
 
-    Accepted names: sampled (alias none, uncorrected), rank_estimate, minimal_bias (alias mb),
-    cls, bv (with ``gamma``) or bv_<gamma>, mapping (Li et al.'s mapping of cut-offs).
+    The names are those of :data:`sampled_metrics.registry.CORRECTIONS`: sampled (alias
+    none, uncorrected), rank_estimate, minimal_bias (alias mb), cls, bv (with ``gamma``) or
+    bv_<gamma>, mapping (Li et al.'s mapping of cut-offs).
     """
-    if not isinstance(correction, str):
-        raise ValueError(f"a correction must be a name (a string), got {correction!r}")
-    name = correction.strip().lower()
-    if not _BV_RE.match(name):          # 'bv_1e-6' keeps its exponent's sign
-        name = name.replace("-", "_")
-    name = {"none": "sampled", "uncorrected": "sampled", "mb": "minimal_bias",
-            "rank": "rank_estimate"}.get(name, name)
-    match = _BV_RE.match(name)
-    if match:
-        if gamma is not None and float(match.group(1)) != gamma:
+    name, number = CORRECTIONS.resolve(correction)
+    if number is not None:
+        if gamma is not None and number != gamma:
             raise ValueError(f"correction {correction!r} conflicts with gamma={gamma}")
-        name, gamma = "bv", float(match.group(1))
-    if name not in CORRECTIONS:
-        raise ValueError(f"unknown correction {correction!r}; expected one of "
-                         f"{', '.join(c if c != 'bv' else 'bv_<gamma>' for c in CORRECTIONS)}")
-    if name == "bv":
+        gamma = number
+    if CORRECTIONS[name].parameter:
         if gamma is None:
-            raise ValueError("correction 'bv' needs gamma in [0, 1], e.g. 'bv_0.1'")
+            raise ValueError(f"correction {name!r} needs gamma in [0, 1], e.g. '{name}_0.1'")
         if isinstance(gamma, (bool, np.bool_)):
             raise ValueError(f"gamma must be a number in [0, 1], got the boolean {gamma!r}")
         gamma = float(gamma)
@@ -68,13 +57,12 @@ def parse_correction(correction: str, gamma: float | None = None) -> tuple[str, 
     return name, gamma
 
 
-@renamed_keywords(method="correction")
 def correction_label(correction: str, gamma: float | None = None) -> str:
     """Canonical label of a correction: ``sampled``, ``rank_estimate``, ``minimal_bias``,
     ``cls``, ``bv_<gamma>`` (gamma formatted with %g) or ``mapping``, e.g.
     ``correction_label('BV', 0.1) == 'bv_0.1'``."""
     name, g = parse_correction(correction, gamma)
-    return name if name != "bv" else f"bv_{g:g}"
+    return name if g is None else f"{name}_{g:g}"
 
 
 def rank_estimate(sampled_rank, n, m):
@@ -274,12 +262,12 @@ def _check_range(metric_list, n: int, m: int, vectors) -> None:
         lo, hi = float(ends.min()), float(ends.max())
         slack = 1e-6 * (hi - lo)                    # rounding of a well-posed solve
         if vector.min() < lo - slack or vector.max() > hi + slack:
-            # stacklevel 5: the caller of correction_vectors (through its keyword wrapper)
+            # stacklevel 6: the caller of correction_vectors (through minimal_bias_vectors)
             warnings.warn(
                 f"minimal_bias for {metric.name} at n = {n}, m = {m} ranges from "
                 f"{vector.min():.3g} to {vector.max():.3g}, outside the metric's range "
                 f"[{lo:g}, {hi:g}]: eq. 21 without regularisation is ill-posed here; use cls "
-                f"or bv_<gamma>", UnboundedCorrectionWarning, stacklevel=5)
+                f"or bv_<gamma>", UnboundedCorrectionWarning, stacklevel=6)
 
 
 def parse_corrections(corrections) -> list:
@@ -291,42 +279,85 @@ def parse_corrections(corrections) -> list:
 
 def needs_moments(parsed) -> bool:
     """Whether any parsed correction is solved from the moments (minimal bias, CLS, BV)."""
-    return any(name in ("minimal_bias", "cls", "bv") for name, _ in parsed)
+    return any(CORRECTIONS[name].moments for name, _ in parsed)
+
+
+class VectorProblem:
+    """What a correction's vectors are solved from: the metrics, n, m, the sampling law and
+    the moments of the rank law (``mom``, None unless a correction needs them), with the
+    eigen-decomposition of the c-scaled Gram matrix made once when several corrections
+    share it (``eig``) and CLS's least-squares system (``cls_system``).
+
+    A correction of :data:`~sampled_metrics.registry.CORRECTIONS` is a function
+    ``f(problem, gamma) -> array (K, m+1)``, row k the vector M^ of metric k.
+    """
+
+    def __init__(self, metric_list, n: int, m: int, sampling: str, mom, shared: bool):
+        self.metrics, self.n, self.m, self.sampling, self.mom = metric_list, n, m, sampling, mom
+        self.shared = shared
+        self._eig = self._system = None
+
+    @property
+    def eig(self):
+        """:func:`_scaled_eig` of the moments (made on first use)."""
+        if self._eig is None:
+            self._eig = _scaled_eig(self.mom)
+        return self._eig
+
+    @property
+    def cls_system(self):
+        """:func:`_cls_system` of :attr:`eig` (made on first use)."""
+        if self._system is None:
+            self._system = _cls_system(self.eig)
+        return self._system
+
+
+def sampled_vectors(problem: VectorProblem, gamma=None) -> np.ndarray:
+    """``sampled``: M^(r~) = M_{m+1}(r~), the metric of the sampled ranking."""
+    return np.stack([sampled_metric_weights(x, problem.m) for x in problem.metrics])
+
+
+def rank_estimate_vectors(problem: VectorProblem, gamma=None) -> np.ndarray:
+    """``rank_estimate``: M^(r~) = M(r^(r~)) (eq. 20, :func:`rank_estimate`)."""
+    ranks = rank_estimate_ranks(problem.n, problem.m)
+    return np.stack([x(ranks, problem.n) for x in problem.metrics])
+
+
+def minimal_bias_vectors(problem: VectorProblem, gamma=None) -> np.ndarray:
+    """``minimal_bias``: the least-c-norm minimiser of eq. 21 (warns outside the range)."""
+    return bv_vectors(problem, 0.0)
+
+
+def bv_vectors(problem: VectorProblem, gamma) -> np.ndarray:
+    """``bv_<gamma>``: eq. 24-25 (:func:`solve_bv`); gamma = 0 is ``minimal_bias``."""
+    eig = problem.eig if problem.shared or not gamma else None
+    out = solve_bv(problem.mom, slice(None), gamma or 0.0, eig).T
+    if not gamma:
+        _check_range(problem.metrics, problem.n, problem.m, out)
+    return out
+
+
+def cls_vectors(problem: VectorProblem, gamma=None) -> np.ndarray:
+    """``cls``: eq. 21 with M^ non-increasing (:func:`solve_cls`)."""
+    return np.stack([solve_cls(problem.mom, k, problem.eig, problem.cls_system)
+                     for k in range(len(problem.metrics))])
 
 
 def correction_array(metric_list, n: int, m: int, parsed, mom,
                      sampling: str = "binomial") -> np.ndarray:
     """Correction vectors from the moments ``mom`` for n: array (K, E, m+1), [k, e] = M^ of
-    metric k and correction e (``parsed`` from :func:`parse_corrections`)."""
+    metric k and correction e (``parsed`` from :func:`parse_corrections`), each solved by
+    its entry of :data:`~sampled_metrics.registry.CORRECTIONS`."""
     out = np.empty((len(metric_list), len(parsed), m + 1))
     # one eigen-decomposition serves CLS, minimal bias and several BV; a single BV is solved
     # directly
-    shared = sum(name in ("cls", "minimal_bias", "bv") for name, _ in parsed)
-    eig = _scaled_eig(mom) if needs_moments(parsed) and (
-        shared > 1 or any(name in ("cls", "minimal_bias") for name, _ in parsed)) else None
+    shared = sum(CORRECTIONS[name].moments for name, _ in parsed) > 1
+    problem = VectorProblem(metric_list, n, m, sampling, mom, shared)
     for e, (name, gamma) in enumerate(parsed):
-        if name in ("minimal_bias", "bv"):
-            out[:, e] = solve_bv(mom, slice(None), gamma or 0.0, eig).T
-        if name == "minimal_bias" or (name == "bv" and not gamma):
-            _check_range(metric_list, n, m, out[:, e])
-    system = _cls_system(eig) if any(name == "cls" for name, _ in parsed) else None
-    for k, metric in enumerate(metric_list):
-        for e, (name, gamma) in enumerate(parsed):
-            if name == "sampled":
-                out[k, e] = sampled_metric_weights(metric, m)
-            elif name == "rank_estimate":
-                out[k, e] = metric(rank_estimate_ranks(n, m), n)
-            elif name == "cls":
-                out[k, e] = solve_cls(mom, k, eig, system)
-            elif name == "mapping":
-                out[k, e] = mapping_correction(metric, n, m, sampling)
-            elif name not in ("minimal_bias", "bv"):
-                raise ValueError(f"correction {name!r} is registered in CORRECTIONS but has "
-                                 f"no branch in correction_array")
+        out[:, e] = CORRECTIONS[name].load()(problem, gamma)
     return out
 
 
-@renamed_keywords(method="correction")
 def correction(metric, n: int, m: int, correction: str, gamma: float | None = None,
                sampling: str = "binomial", prior=None) -> np.ndarray:
     """The correction vector M^ for one metric (KDD'20 Sec. 5).
@@ -364,7 +395,6 @@ def correction(metric, n: int, m: int, correction: str, gamma: float | None = No
                                                 correction_label(correction, gamma))]
 
 
-@renamed_keywords(methods="corrections")
 def correction_vectors(metrics, n: int, m: int, corrections, sampling: str = "binomial",
                        prior=None, narrow_blocks: bool = False) -> dict:
     """Correction vectors for several metrics and corrections sharing one pass over ranks.

@@ -15,7 +15,6 @@ The same rule picks the kept copy of a duplicated (user, item) pair.
 from __future__ import annotations
 
 import logging
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,12 +70,6 @@ class Split:
     def n_u(self) -> np.ndarray:
         """n_u = |I| - |H_u| for each evaluated user (the held-out item is a candidate)."""
         return self.n_items - np.diff(self.train.indptr)[self.users]
-
-    def n_candidates(self) -> np.ndarray:
-        """Deprecated name of :meth:`n_u`."""
-        warnings.warn("Split.n_candidates() is now Split.n_u()", DeprecationWarning,
-                      stacklevel=2)
-        return self.n_u()
 
 
 # ----------------------------------------------------------------------------- indexing

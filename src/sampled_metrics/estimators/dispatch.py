@@ -8,26 +8,20 @@ import re
 
 import numpy as np
 
-from ..checks import renamed_keywords
 from ..corrections.vectors import parse_correction
 from ..metrics import parse_metric
 from ..parallel import map_items
+from ..registry import ESTIMATORS
 from ..sampling import check_nm
-from .bv import bv_distribution
 from .entropy import mes
 from .histogram import sampled_rank_histogram
 from .likelihood import mle, mle_rows, wmle, wmle_reading, wmle_weights
 
-__all__ = ["ESTIMATORS", "BATCH_HISTOGRAMS", "parse_estimator", "estimate_rank_distribution",
+__all__ = ["ESTIMATORS", "BATCH_HISTOGRAMS", "mle_distribution", "wmle_distribution",
+           "mes_distribution", "parse_estimator", "estimate_rank_distribution",
            "estimate_from_histogram", "estimate_many", "estimate_batches",
            "metric_from_distribution"]
 
-#: The estimators of P(R) by name, each with the options it takes: the one registry that
-#: parse_estimator, the config check and the command line read (its branch is in
-#: :func:`estimate_from_histogram`).
-ESTIMATORS = {"mle": ("max_iter", "tol", "init", "solver", "epochs"),
-              "wmle": ("weight", "C", "reading", "max_iter", "tol", "init", "solver", "epochs"),
-              "mes": ("eta", "eta_scaling", "max_iter", "tol"), "bv": ("gamma", "prior")}
 
 
 #: Histograms estimated together by :func:`estimate_batches`; fixed, so that each estimate
@@ -35,7 +29,6 @@ ESTIMATORS = {"mle": ("max_iter", "tol", "init", "solver", "epochs"),
 BATCH_HISTOGRAMS = 50
 
 
-@renamed_keywords(method="estimator")
 def estimate_many(hists, n: int, m: int, estimator: str, sampling: str = "binomial",
                   **options) -> np.ndarray:
     """:func:`estimate_from_histogram` of each histogram (rows of ``hists``): (J, n).
@@ -58,7 +51,6 @@ def estimate_many(hists, n: int, m: int, estimator: str, sampling: str = "binomi
                      for h in hists]) if hists else np.zeros((0, int(n)))
 
 
-@renamed_keywords(method="estimator")
 def estimate_batches(hists, n: int, m: int, estimator: str, sampling: str = "binomial", *,
                      processes: int = 1, **options) -> np.ndarray:
     """:func:`estimate_many` on fixed batches of ``BATCH_HISTOGRAMS`` histograms, spread over
@@ -93,7 +85,6 @@ def _estimate_batch(hists, n, m, estimator, sampling, options) -> np.ndarray:
     return estimate_many(hists, n, m, estimator, sampling, **options)
 
 
-@renamed_keywords(method="estimator")
 def estimate_rank_distribution(sampled_ranks, n: int, m: int, estimator: str,
                                sampling: str = "binomial", **options) -> np.ndarray:
     """Estimate P(r), r = 1..n, from sampled ranks r~ in 1..m+1 (Jin et al.); see
@@ -113,7 +104,6 @@ def estimate_rank_distribution(sampled_ranks, n: int, m: int, estimator: str,
                                    sampling, **options)
 
 
-@renamed_keywords(method="estimator")
 def parse_estimator(estimator: str, **options) -> tuple[str, dict]:
     """Validate an estimator of P(R) (its name) and its options: ('mle' | 'wmle' | 'mes' |
     'bv', options), with ``bv_<gamma>`` turned into ('bv', {'gamma': gamma, ...}). A label
@@ -131,11 +121,12 @@ def parse_estimator(estimator: str, **options) -> tuple[str, dict]:
         name = "bv"
     if name not in ESTIMATORS:
         raise ValueError(f"unknown estimator {estimator!r}; expected one of "
-                         f"{', '.join(ESTIMATORS)}")
-    unknown = sorted(set(options) - set(ESTIMATORS[name]))
+                         f"{ESTIMATORS.choices()}")
+    allowed = ESTIMATORS[name].options
+    unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(f"estimator {name!r} takes no option(s) {', '.join(unknown)}; "
-                         f"allowed: {', '.join(ESTIMATORS[name])}")
+                         f"allowed: {', '.join(allowed)}")
     if "epochs" in options and options["epochs"] is not None:
         clash = sorted({"max_iter", "tol"} & set(options))
         if clash or options.get("solver", "em") != "em":
@@ -146,7 +137,6 @@ def parse_estimator(estimator: str, **options) -> tuple[str, dict]:
     return name, dict(options)
 
 
-@renamed_keywords(method="estimator")
 def estimate_from_histogram(hist, n: int, m: int, estimator: str, sampling: str = "binomial",
                             **options) -> np.ndarray:
     """Estimate P(r), r = 1..n, from the histogram P~(r~) of sampled ranks (Jin et al.).
@@ -172,16 +162,23 @@ def estimate_from_histogram(hist, n: int, m: int, estimator: str, sampling: str 
     """
     name, options = parse_estimator(estimator, **options)
     n, m = check_nm(n, m, sampling)
-    if name == "bv":
-        return bv_distribution(hist, n, m, sampling=sampling, **options)
-    if name == "mes":
-        return mes(hist, n, m, sampling, **options)[0]
-    if name == "wmle":
-        return wmle(hist, n, m, sampling, **options)[0]
-    if name == "mle":
-        return mle(hist, n, m, sampling, **options)[0]
-    raise ValueError(f"estimator {name!r} is registered in ESTIMATORS but has no branch in "
-                     f"estimate_from_histogram")
+    return ESTIMATORS[name].load()(hist, n, m, sampling=sampling, **options)
+
+
+def mle_distribution(hist, n: int, m: int, sampling: str = "binomial", **options) -> np.ndarray:
+    """``mle``: P^ of :func:`~sampled_metrics.estimators.likelihood.mle`."""
+    return mle(hist, n, m, sampling, **options)[0]
+
+
+def wmle_distribution(hist, n: int, m: int, sampling: str = "binomial",
+                      **options) -> np.ndarray:
+    """``wmle``: P^ of :func:`~sampled_metrics.estimators.likelihood.wmle`."""
+    return wmle(hist, n, m, sampling, **options)[0]
+
+
+def mes_distribution(hist, n: int, m: int, sampling: str = "binomial", **options) -> np.ndarray:
+    """``mes``: P^ of :func:`~sampled_metrics.estimators.entropy.mes`."""
+    return mes(hist, n, m, sampling, **options)[0]
 
 
 def metric_from_distribution(metric, p) -> float:

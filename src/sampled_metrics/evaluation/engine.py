@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import warnings
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -232,13 +231,6 @@ class Evaluation:
     ranks: np.ndarray
     n_u: np.ndarray
     sampled: dict
-
-    @property
-    def n_candidates(self) -> np.ndarray:
-        """Deprecated name of :attr:`n_u`."""
-        warnings.warn("Evaluation.n_candidates is now Evaluation.n_u", DeprecationWarning,
-                      stacklevel=2)
-        return self.n_u
 
 
 def _rank_dtype(m: int):

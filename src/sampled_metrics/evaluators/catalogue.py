@@ -213,7 +213,9 @@ def evaluator_names() -> list[str]:
 
 
 def get_evaluator(name) -> Evaluator:
-    """The entry called ``name`` (an :class:`Evaluator` passes through), else a one-line
+    """What an evaluator samples, ranks and reports: its catalogue entry.
+
+    The entry called ``name`` (an :class:`Evaluator` passes through), else a one-line
     ValueError listing the names.
 
     Examples

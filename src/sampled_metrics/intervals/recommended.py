@@ -47,9 +47,6 @@ __all__ = ["RECOMMENDED", "recommended_interval"]
 STRATA = 4
 #: the row label of the recommended answer
 RECOMMENDED = "recommended"
-#: what each kind of interval covers (the ``covers`` column)
-COVERS_FULL = "full metric"
-COVERS_NOISE = "users' noise"
 
 
 def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial",

@@ -16,15 +16,16 @@ from ..corrections.vectors import correction_label, correction_vectors, parse_co
 from ..evaluators.catalogue import evaluator_sampling
 from ..metrics import parse_metrics
 from ..multipositive.longformat import read_positions, summarise_long
-from ..resampling import bootstrap_histograms, percentile_interval
+from ..registry import DEFAULT_METHODS
+from ..resampling import COVERS_FULL, COVERS_NOISE, bootstrap_histograms, percentile_interval
 from ..sampling import check_nm, check_sampling
-from .recommended import COVERS_FULL, COVERS_NOISE, RECOMMENDED, recommended_interval
+from .recommended import RECOMMENDED, recommended_interval
 
 __all__ = ["DEFAULT_CORRECTIONS", "COLUMNS", "NOISE_NOTE", "correct", "correct_positions",
            "correction_names"]
 
 #: what ``correct`` gives unless told otherwise
-DEFAULT_CORRECTIONS = (RECOMMENDED, "sampled", "cls", "bv_0.1")
+DEFAULT_CORRECTIONS = DEFAULT_METHODS["correct"]
 COLUMNS = ["metric", "correction", "value", "std_error", "ci_low", "ci_high", "covers",
            "users"]
 #: the line a table with a correction's row carries (``DataFrame.attrs['notes']``)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..checks import renamed_keywords
 from ..corrections.vectors import correction_label, parse_correction, rank_estimate
 from ..metrics import Metric, parse_metric
 from ..sampling import check_sampling
@@ -182,7 +181,6 @@ def multi_positive_metric(metric, positions, n_nonrelevant) -> np.ndarray:
     return per_user_metric(table, metric, _term(metric, table.above, s, N + 1))
 
 
-@renamed_keywords(method="correction")
 def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, correction: str,
                            gamma: float | None = None, sampling: str = "binomial", *,
                            max_m: int = DEFAULT_MAX_M, processes: int = 1) -> np.ndarray:
@@ -227,7 +225,6 @@ def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, correc
                              processes=processes)[(metric.name, label)]
 
 
-@renamed_keywords(methods="corrections")
 def correct_positives(table: PositiveTable, metrics, corrections, sampling: str = "binomial",
                       *, max_m: int = DEFAULT_MAX_M, processes: int = 1) -> dict:
     """Every metric x correction for a :class:`PositiveTable`, sharing the correction

@@ -40,13 +40,6 @@ class Recommender:
         the kind says so."""
         return False
 
-    #: Attributes renamed, old -> new: a model file written under the old name still loads.
-    RENAMED_ATTRIBUTES = {"num_threads": "threads"}
-
-    def __setstate__(self, state: dict) -> None:
-        """Unpickle, renaming the attributes of :data:`RENAMED_ATTRIBUTES`."""
-        self.__dict__.update({self.RENAMED_ATTRIBUTES.get(k, k): v for k, v in state.items()})
-
     def fit(self, train) -> "Recommender":  # pragma: no cover - abstract
         raise NotImplementedError
 

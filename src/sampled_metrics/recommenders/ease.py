@@ -21,7 +21,6 @@ import numpy as np
 from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
-from ..checks import renamed_keywords
 from .base import Recommender, check_train
 from .dense_kernels import (check_dtype, check_threads, cooccurrence, sparse_dense_product,
                             symmetrize_from_lower, to_c_order)
@@ -88,7 +87,6 @@ class EASE(Recommender):
         """B is dense whatever the parameters."""
         return True
 
-    @renamed_keywords(num_threads="threads")
     def __init__(self, lam: float = 500.0, threads: int | None = None,
                  dtype: str = "float32"):
         if not lam > 0:

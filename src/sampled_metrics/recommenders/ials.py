@@ -24,7 +24,6 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from ..checks import renamed_keywords
 from ..logs import progress
 from .base import Recommender, check_train
 
@@ -86,7 +85,6 @@ class IALS(Recommender):
         Wall time of the ALS sweeps.
     """
 
-    @renamed_keywords(num_threads="threads")
     def __init__(self, factors: int = 16, regularization: float = 10.0, alpha: float = 0.2,
                  iterations: int = 20, seed: int = 0, threads: int = 1,
                  track_loss: bool = True):

@@ -45,7 +45,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..checks import renamed_keywords
 from .base import Recommender, check_train
 from .dense_kernels import (check_dtype, check_threads, cooccurrence, sparse_dense_product,
                             to_c_order)
@@ -103,7 +102,6 @@ class ItemKNN(Recommender):
         Σ_j s''_ij per item i, the denominator of eq. 30 (float64, from the float64 W).
     """
 
-    @renamed_keywords(num_threads="threads")
     def __init__(self, q: float = 1.0, k: int | None = None, k_prime: int | None = None,
                  diagonal: str = "auto", neighbours: str = "column", norm: str = "l2",
                  denominator: bool = False, block_size: int = 1024,

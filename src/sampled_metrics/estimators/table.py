@@ -1,0 +1,129 @@
+"""The table of ``estimate``: per metric and estimator, the metric read off the estimated
+rank distribution, metric = sum_r P^(r) M(r) (Jin et al. eq. 14), with a percentile
+bootstrap interval over users that covers the users' noise, not the estimator's bias.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..checks import available_cpus, check_allocation, check_bootstrap_draws, check_integer
+from ..logs import progress
+from ..metrics import parse_metrics
+from ..registry import DEFAULT_METHODS
+from ..resampling import COVERS_NOISE, bootstrap_histograms, percentile_interval
+from ..sampling import check_nm
+from .dispatch import estimate_batches, estimate_from_histogram, parse_estimator
+from .histogram import check_law_matrix_size, sampled_rank_histogram
+
+__all__ = ["DEFAULT_ESTIMATORS", "ESTIMATE_NOTE", "WMLE_NOTE", "estimate", "check_estimate_size"]
+
+#: what ``estimate`` gives unless told otherwise (wmle, biased, only when named)
+DEFAULT_ESTIMATORS = DEFAULT_METHODS["estimate"]
+#: the lines below every ``estimate`` table (``DataFrame.attrs['notes']``)
+ESTIMATE_NOTE = ("these intervals cover the users' noise around each estimate, not its bias; "
+                 "for an interval that covers the full-ranking metric, see the 'recommended' "
+                 "row of sampled-metrics correct")
+WMLE_NOTE = ("wmle weighs the likelihood by the metric, which biases it: its value can lie "
+             "far from the full-ranking metric")
+
+
+def check_estimate_size(n: int, m: int, bootstrap: int, name: str = "bootstrap") -> None:
+    """Refuse, before any is made, arrays of :func:`estimate` larger than the memory: the
+    law matrix (n, m+1) and the ``bootstrap`` estimated distributions over n ranks
+    (one-line ValueError naming ``name``)."""
+    check_law_matrix_size(n, m)
+    check_allocation(bootstrap * n, f"{name} {bootstrap} estimated distributions over the "
+                     f"n = {n} true ranks")
+
+
+def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATORS, *,
+             sampling: str = "binomial", bootstrap: int = 100, level: float = 0.95,
+             seed: int = 0, processes: int | None = 1, options: dict | None = None
+             ) -> pd.DataFrame:
+    """Metrics from the rank distribution P^ each estimator infers from sampled ranks.
+
+    metric = sum_{r=1}^{n} P^(r) M(r) (Jin et al. eq. 14), P^ estimated from the histogram
+    of the sampled ranks r~ in 1..m+1: ``mle`` (eq. 19-21), ``wmle`` (eq. 22-23), ``mes``
+    (eq. 24-27) or ``bv_<gamma>`` (eq. 15). The interval is the percentile bootstrap over
+    users: it covers the users' noise, not the estimator's bias (``covers`` column).
+
+    Parameters
+    ----------
+    sampled_ranks : array_like of int
+        One sampled rank r~ in 1..m+1 per user.
+    n, m : int
+        Items the true rank is taken among; sampled irrelevant items (1 <= m < n).
+    metrics : str or list of str
+        E.g. ``'recall@10,ndcg@10'``.
+    estimators : list of str
+        Estimator names (:func:`~sampled_metrics.estimators.parse_estimator`).
+    sampling : {'binomial', 'hypergeometric'}
+    bootstrap : int
+        Bootstrap draws over users (0: no interval).
+    level : float
+        Confidence level of the interval.
+    seed : int
+        Seed of the bootstrap.
+    processes : int or None
+        Worker processes for the bootstrap (None: the CPUs available); the result does
+        not depend on it.
+    options : dict, optional
+        {estimator: {option: value}}, e.g. ``{'mes': {'eta': 0.01}}``.
+
+    Returns
+    -------
+    DataFrame with columns metric, estimator, value, ci_low, ci_high, covers;
+    ``attrs['notes']`` holds the lines printed below it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sampled_metrics import draw_sampled_ranks
+    >>> rng = np.random.default_rng(0)
+    >>> r = rng.geometric(0.01, 500).clip(1, 1000)
+    >>> t = estimate(draw_sampled_ranks(r, 1000, 99, rng=rng), 1000, 99, "recall@10",
+    ...              ["mle"], bootstrap=0)
+    >>> t[["metric", "estimator"]].values.tolist()
+    [['recall@10', 'mle']]
+    """
+    n, m = check_nm(n, m, sampling)
+    bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
+    processes = available_cpus() if processes is None else check_integer("processes",
+                                                                           processes, 1)
+    check_estimate_size(n, m, bootstrap)
+    metrics = parse_metrics(metrics)
+    estimators = [estimators] if isinstance(estimators, str) else list(estimators)
+    if not estimators:
+        raise ValueError("no estimator given")
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(estimators))
+    if unknown:
+        raise ValueError(f"options given for {', '.join(unknown)}, which are not among the "
+                         f"estimators {', '.join(estimators)}")
+    for estimator in estimators:
+        parse_estimator(estimator, **options.get(estimator, {}))     # fail early
+    weights = np.stack([metric.weights(n) for metric in metrics])
+    ranks = np.asarray(sampled_ranks)
+    hist = sampled_rank_histogram(ranks, m)
+    boot = bootstrap_histograms(ranks, m, bootstrap, seed) if bootstrap else None
+    rows = []
+    with progress("sampled-metrics estimate", total=len(estimators)) as bar:
+        for estimator in estimators:
+            bar.advance(0, f"{estimator}: estimate and {bootstrap} bootstrap draws")
+            opts = options.get(estimator, {})
+            value = weights @ estimate_from_histogram(hist, n, m, estimator, sampling, **opts)
+            if boot is None:
+                intervals = [(np.nan, np.nan)] * len(metrics)
+            else:
+                draws = estimate_batches(boot, n, m, estimator, sampling,
+                                         processes=processes, **opts) @ weights.T
+                intervals = [percentile_interval(draws[:, k], level)
+                             for k in range(len(metrics))]
+            rows += [(metric.name, estimator, value[k], *intervals[k])
+                     for k, metric in enumerate(metrics)]
+            bar.advance()
+    table = pd.DataFrame(rows, columns=["metric", "estimator", "value", "ci_low", "ci_high"])
+    table["covers"] = COVERS_NOISE
+    table.attrs["notes"] = ([WMLE_NOTE] if "wmle" in estimators else []) + [ESTIMATE_NOTE]
+    return table
