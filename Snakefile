@@ -7,7 +7,7 @@ import sys
 
 from snakemake.utils import min_version, validate
 
-from sampled_metrics.configuration.check import ConfigError, check_config
+from sampled_metrics.workflow.configuration.check import ConfigError, check_config
 
 min_version("9.0")  # callable rule priorities (fit)
 

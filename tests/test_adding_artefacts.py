@@ -15,7 +15,7 @@ from conftest import ROOT, copy_workflow, snakemake
 #: the places of the bullet, as it names them -> the file each edit lands in (``{branch}``: the
 #: branch's rule file, ``{steps}``: its steps module, ``{name}``: the new rule)
 PLACES = {
-    "`steps/` module": "src/sampled_metrics/steps/{steps}.py",
+    "`workflow/steps/` module": "src/sampled_metrics/workflow/steps/{steps}.py",
     "`workflow/rules/<branch>.smk`": "workflow/rules/{branch}.smk",
     "`workflow/scripts/`": "workflow/scripts/{name}.py",
     "`workflow/report/`": "workflow/report/{name}.rst",
@@ -45,7 +45,7 @@ def {name}(inputs: dict, outputs: dict) -> pd.DataFrame:
 '''
 
 SCRIPT = '''from sampled_metrics.logs import script_logging
-from sampled_metrics.steps.{steps} import {name}
+from sampled_metrics.workflow.steps.{steps} import {name}
 
 with script_logging(snakemake):
     {name}(dict(snakemake.input), dict(snakemake.output))
@@ -96,7 +96,7 @@ def _add_artefact(root: Path, branch: str, kind: str) -> str:
     steps, folder, inputs, _ = BRANCHES[branch]
     name = f"{branch}_extra_{kind}"
     names = {"branch": branch, "steps": steps, "name": name}
-    _append(root, "`steps/` module", STEP.format(name=name), **names)
+    _append(root, "`workflow/steps/` module", STEP.format(name=name), **names)
     _append(root, "`workflow/scripts/`", SCRIPT.format(steps=steps, name=name), **names)
     _append(root, "`workflow/report/`", f"A toy {kind} of the {branch} branch.\n", **names)
     outputs = "\n        ".join(o.format(folder=folder, name=name, category=branch) + ","
@@ -128,7 +128,7 @@ def test_a_table_and_a_figure_added_in_the_documented_places_are_planned(tmp_pat
     for branch, (*_, jobs) in BRANCHES.items():
         for kind in OUTPUTS:
             added[_add_artefact(root, branch, kind)] = jobs
-    for path in [*root.glob("src/sampled_metrics/steps/*.py"), *root.glob("workflow/scripts/*")]:
+    for path in [*root.glob("src/sampled_metrics/workflow/steps/*.py"), *root.glob("workflow/scripts/*")]:
         compile(path.read_text(), path, "exec")     # a dry run runs no script
     proc = snakemake(root, "-n", timeout=300, env={**os.environ, "PYTHONPATH": str(root / "src")})
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]

@@ -111,7 +111,7 @@ def test_an_unregistered_name_is_refused_where_it_is_used():
 def test_a_registered_correction_and_estimator_are_used_by_name(toys, capsys, tmp_path):
     from sampled_metrics import correct, correction
     from sampled_metrics.cli import build_parser, main
-    from sampled_metrics.configuration.check import check_semantics
+    from sampled_metrics.workflow.configuration.check import check_semantics
     from sampled_metrics.estimators import estimate_from_histogram, metric_from_distribution
     half = correction("recall@10", 200, 20, "half")
     assert np.allclose(half, 0.5 * correction("recall@10", 200, 20, "sampled"))

@@ -22,7 +22,7 @@ from sampled_metrics import correction
 from sampled_metrics.bounds import bound_full_metric
 from sampled_metrics.checks import check_integer
 from sampled_metrics.cli import main
-from sampled_metrics.configuration.check import ConfigError, check_config, load_yaml_strict
+from sampled_metrics.workflow.configuration.check import ConfigError, check_config, load_yaml_strict
 from sampled_metrics.corrections import apply_correction
 from sampled_metrics.datasets import DataError, make_split
 from sampled_metrics.evaluation import check_sampled_ranks_size
@@ -533,7 +533,7 @@ PARQUET = {"format": "interactions", "path": "mine.parquet", "md5": "0" * 32,
 def test_parquet_without_pyarrow_is_a_config_mistake(tmp_path, monkeypatch, spec, file, data):
     """A Parquet interactions file (by name or by its bytes) needs pyarrow at the check,
     not in the split job; with pyarrow the same config passes."""
-    import sampled_metrics.configuration.check as check
+    import sampled_metrics.workflow.configuration.check as check
     monkeypatch.chdir(tmp_path)
     if data is None:
         write_zip(tmp_path / file, "PAR1", "ratings.pq")

@@ -7,9 +7,9 @@ import yaml
 
 from sampled_metrics.datasets import make_split
 from sampled_metrics.evaluation.rankfile import read_rank_file
-from sampled_metrics.steps.bounds_study import (OBSERVED_SETS, bounds_frame, validation,
+from sampled_metrics.workflow.steps.bounds_study import (OBSERVED_SETS, bounds_frame, validation,
                                                 widths_frame)
-from sampled_metrics.steps.ranks import rank_recommender
+from sampled_metrics.workflow.steps.ranks import rank_recommender
 from conftest import ROOT, TINY_SPECS, synthetic_split
 
 STUDY = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["recommenders"]

@@ -354,7 +354,7 @@ def test_the_librarys_simulation_draws_by_the_same_law(name):
 
 def test_evaluator_cost_study_corrects_the_same_draws_both_ways(tmp_path):
     from conftest import toy_rank_file
-    from sampled_metrics.steps.evaluator_cost import cost_frame, cost_summary
+    from sampled_metrics.workflow.steps.evaluator_cost import cost_frame, cost_summary
     rng = np.random.default_rng(2)
     exact = np.minimum(rng.geometric(0.01, 700), 1200)
     path = tmp_path / "T.npz"

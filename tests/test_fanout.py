@@ -1,11 +1,11 @@
-"""The workflow's fan-out plan (sampled_metrics.configuration.fanout) on a small config: which rank files
+"""The workflow's fan-out plan (sampled_metrics.workflow.configuration.fanout) on a small config: which rank files
 (dataset, recommender, m) exist, which corrections and figures read them, which fits a model
 seed adds; and on the shipped test config, the plan the end-to-end run checks."""
 import pytest
 from conftest import ROOT
 from snakemake.utils import update_config
 
-from sampled_metrics.configuration.fanout import FanOut
+from sampled_metrics.workflow.configuration.fanout import FanOut
 
 #: Two datasets, a view of the first, a study of A and C, Jin et al. on A, B and C with
 #: Figure 1 of B and Figure 3 of A, model seeds, a practice study of a fourth recommender.
@@ -128,7 +128,7 @@ def test_recommenders_and_model_seeds(plan):
 
 
 def _test_config() -> dict:
-    from sampled_metrics.configuration.check import load_yaml_strict
+    from sampled_metrics.workflow.configuration.check import load_yaml_strict
     config = load_yaml_strict(ROOT / "config" / "config.yaml")
     update_config(config, load_yaml_strict(ROOT / "config" / "test.yaml"))
     return config
@@ -154,7 +154,7 @@ def test_shipped_test_config():
 def test_configcheck_checks_the_m_of_the_planned_rank_files():
     """The config check walks FanOut.rank_files: an m no job samples on a dataset passes, an m a
     job samples on a dataset only Jin's tables read is refused at snakemake -n."""
-    from sampled_metrics.configuration.check import ConfigError, check_config
+    from sampled_metrics.workflow.configuration.check import ConfigError, check_config
     schema = ROOT / "workflow" / "schemas" / "config.schema.yaml"
     config = _test_config()
     # Jin on synthetic (400 items) only: m = 200 and 300 are never drawn on synthetic-small

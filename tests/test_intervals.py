@@ -17,7 +17,7 @@ from sampled_metrics.intervals.atoms import (atom_grid, atom_metric, atom_ranges
 from sampled_metrics.intervals.profile import certified_max, mixture_mle, profile_range
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.sampling import draw_sampled_ranks
-from sampled_metrics.steps.interval_study import (cell_intervals, several_positives,
+from sampled_metrics.workflow.steps.interval_study import (cell_intervals, several_positives,
                                                   summary_frame, true_ranks)
 
 LAWS = ["binomial", "hypergeometric"]
@@ -244,7 +244,7 @@ def test_estimate_labels_its_intervals_and_warns_of_wmle(tmp_path, capsys):
 def test_model_validation_reads_rank_files(tmp_path):
     from conftest import toy_rank_file
 
-    from sampled_metrics.steps.interval_models import validation
+    from sampled_metrics.workflow.steps.interval_models import validation
     rng = np.random.default_rng(7)
     exact = true_ranks("sharp", np.full(800, 500), rng)
     paths = {}

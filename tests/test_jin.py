@@ -6,7 +6,7 @@ import pytest
 from sampled_metrics.estimators import estimate_from_histogram, sampled_rank_histogram
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.evaluation.rankfile import RankFile
-from sampled_metrics.steps.jin import estimates_per_repeat, table2_frame, winners_frame
+from sampled_metrics.workflow.steps.jin import estimates_per_repeat, table2_frame, winners_frame
 
 
 def toy_rank_file(m=9, n=40, users=60, repeats=3):

@@ -12,14 +12,14 @@ from sampled_metrics.datasets import (DataError, generate_synthetic, load_split,
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.evaluation.negatives import draw_negatives
 from sampled_metrics.evaluation.rankfile import read_rank_file
-from sampled_metrics.paper import KDD_CORRECTIONS, KDD_TABLE3
+from sampled_metrics.workflow.paper import KDD_CORRECTIONS, KDD_TABLE3
 from sampled_metrics.recommenders import model_seed, with_model_seed
-from sampled_metrics.steps.kdd_study import (correct_repeats, correct_seeds,
+from sampled_metrics.workflow.steps.kdd_study import (correct_repeats, correct_seeds,
                                              figure6_frame, per_repeat_frame, per_seed_frame,
                                              read_per_seed, seed_spread_frame, seed_table,
                                              table3_frame, table4_frame, tables)
-from sampled_metrics.steps.ranks import rank_recommender
-from sampled_metrics.toy import FIG4_CORRECTIONS
+from sampled_metrics.workflow.steps.ranks import rank_recommender
+from sampled_metrics.workflow.toy import FIG4_CORRECTIONS
 
 SPECS = TINY_SPECS
 
@@ -332,7 +332,7 @@ def test_average_ties_rejected_for_sampled_ranks(ranks_dir, tmp_path):
 
 def test_outputs_have_normal_permissions(tmp_path):
     import os
-    from sampled_metrics.tables import atomic_write_text
+    from sampled_metrics.workflow.tables import atomic_write_text
     old = os.umask(0o022)
     try:
         atomic_write_text(tmp_path / "t.csv", "a\n")

@@ -14,16 +14,15 @@ MAX_TOP_LEVEL = 16
 #: module may import from its own layer and the ones below, never from one above.
 LAYERS = [
     ("shared", {"checks", "atomic", "logs", "seeds", "parallel", "textfile", "resampling",
-                "paper", "registry"}),
+                "registry"}),
     ("law: metrics", {"metrics"}),
     ("law: sampling", {"sampling"}),
     ("corrections", {"corrections"}),
     ("estimators, several positives", {"estimators", "multipositive"}),
     ("comparison, bounds, intervals, evaluators", {"compare", "bounds", "intervals",
                                                   "evaluators"}),
-    ("data, models, evaluation, output", {"datasets", "recommenders", "evaluation", "tables",
-                                          "figures", "toy"}),
-    ("steps, workflow config", {"steps", "configuration"}),
+    ("data, models, evaluation", {"datasets", "recommenders", "evaluation"}),
+    ("the workflow's code", {"workflow"}),
     ("entry points", {"cli", "integrations"}),
 ]
 RANK = {name: i for i, (_, names) in enumerate(LAYERS) for name in names}

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from sampled_metrics import bound_full_metric
-from sampled_metrics.steps.literature import (INPUT_COLUMNS, literature_tables,
+from sampled_metrics.workflow.steps.literature import (INPUT_COLUMNS, literature_tables,
                                               read_published)
 from conftest import ROOT
 

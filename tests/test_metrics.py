@@ -3,8 +3,8 @@ import pytest
 
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.metrics import metric_of_sets
-from sampled_metrics.paper import KDD_TABLE1
-from sampled_metrics.toy import TOY_N, table1
+from sampled_metrics.workflow.paper import KDD_TABLE1
+from sampled_metrics.workflow.toy import TOY_N, table1
 
 
 def test_table1_matches_paper_to_three_decimals():

@@ -1,4 +1,4 @@
-"""Reproduction pages are generated from result files (sampled_metrics.steps.pages): the
+"""Reproduction pages are generated from result files (sampled_metrics.workflow.steps.pages): the
 directives pick, pivot and format real rows, refuse what they cannot render, and the
 committed pages are the rendering of their templates."""
 import os
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from sampled_metrics.steps.pages import (GENERATED_NOTE, PageError, fill_region, render_page,
+from sampled_metrics.workflow.steps.pages import (GENERATED_NOTE, PageError, fill_region, render_page,
                                          render_pages)
 
 TEMPLATES = ROOT / "workflow" / "report" / "pages"

@@ -13,7 +13,7 @@ from sampled_metrics.multipositive.draws import (categorical_counts, popularity_
 from sampled_metrics.multipositive.holdout import (Positives, leave_last_out_positives,
                                                    random_holdout)
 from sampled_metrics.recommenders import make_recommender
-from sampled_metrics.steps.practice_study import practice_runs, practice_table, write_outputs
+from sampled_metrics.workflow.steps.practice_study import practice_runs, practice_table, write_outputs
 
 
 def test_uniform_counts_follow_the_laws():

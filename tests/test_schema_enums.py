@@ -6,7 +6,7 @@ import yaml
 from conftest import ROOT
 
 from sampled_metrics import recommenders
-from sampled_metrics.configuration.check import (ConfigError, check_schema, check_semantics,
+from sampled_metrics.workflow.configuration.check import (ConfigError, check_schema, check_semantics,
                                                  library_enums, with_library_enums)
 
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"

@@ -8,7 +8,7 @@ from conftest import write_zip
 from sampled_metrics.datasets.split import leave_last_out
 from sampled_metrics.evaluation.rankfile import read_rank_file
 from sampled_metrics.recommenders.markov import MarkovChain, training_sequences
-from sampled_metrics.steps.sequential_ranks import sequential_rank_file
+from sampled_metrics.workflow.steps.sequential_ranks import sequential_rank_file
 
 
 def _frame(seed=0, n_users=30, n_items=12, rows=300):

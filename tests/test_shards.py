@@ -6,7 +6,7 @@ from conftest import TINY_SPECS, synthetic_split
 from sampled_metrics.datasets import load_split
 from sampled_metrics.evaluation.negatives import BLOCK_USERS
 from sampled_metrics.recommenders import load_model, save_model
-from sampled_metrics.steps.ranks import (fit_recommender, gather_ranks, rank_recommender,
+from sampled_metrics.workflow.steps.ranks import (fit_recommender, gather_ranks, rank_recommender,
                                          rank_shard, shard_count)
 
 SPECS = {rec: TINY_SPECS[rec] for rec in "XZ"}

@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 from conftest import toy_rank_file
 
-from sampled_metrics.steps.adaptive_study import equal_budget
-from sampled_metrics.steps.compare_study import validation
+from sampled_metrics.workflow.steps.adaptive_study import equal_budget
+from sampled_metrics.workflow.steps.compare_study import validation
 
 N, M = 600, 20
 

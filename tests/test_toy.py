@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from sampled_metrics.paper import KDD_TABLE2
-from sampled_metrics.toy import TOY_N, table2
+from sampled_metrics.workflow.paper import KDD_TABLE2
+from sampled_metrics.workflow.toy import TOY_N, table2
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def test_table2_is_deterministic():
 def test_figure_frames_meet_their_identities():
     """Figure 2 at m = n - 1 without replacement ranks every item: the exact Table 1 values;
     Figure 3: sampled AUC is unbiased at every m, E[AUC(r~) | r] = AUC(r)."""
-    from sampled_metrics.toy import figure2_frame, figure3_frame, table1
+    from sampled_metrics.workflow.toy import figure2_frame, figure3_frame, table1
     f2 = figure2_frame(points=5, sampling="hypergeometric")
     last = f2[f2.m == TOY_N - 1].set_index(["recommender", "metric"]).expected
     exact = table1().set_index(["recommender", "metric"]).value

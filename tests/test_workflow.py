@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import ROOT, copy_workflow, place_local_files, snakemake, write_zip
 
-from sampled_metrics.paper import KDD_TABLE1
+from sampled_metrics.workflow.paper import KDD_TABLE1
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
@@ -109,7 +109,7 @@ def test_model_seeds_fit_once_per_seed(workdir):
     """study.model_seeds [0, 1, 2]: X (iALS) is fitted once per seed, seed 0 (its own) being
     the default fit; Y and Z (item-kNN) draw nothing and are fitted once. The seeds table is
     mean and sd over the fits, and the one-seed Table 3 is seed 0's."""
-    from sampled_metrics.steps.kdd_study import read_per_seed
+    from sampled_metrics.workflow.steps.kdd_study import read_per_seed
     for d, shards in (("synthetic", 1), ("synthetic-small", 2)):
         logs = workdir / f"logs/{d}"
         assert sorted(p.parent.name for p in logs.glob("seed*/fit_*.log")) == ["seed1", "seed2"]

@@ -20,7 +20,7 @@ from machine import machine, timed
 from sampled_metrics.cli.estimate import run as estimate
 from sampled_metrics.intervals import recommended_interval
 from sampled_metrics.sampling import draw_sampled_ranks
-from sampled_metrics.steps.interval_study import true_ranks
+from sampled_metrics.workflow.steps.interval_study import true_ranks
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--repeats", type=int, default=5)

@@ -5,11 +5,11 @@
 
 Reads the curated values in workflow/literature/published_sampled.csv (one row per
 published value, with its source and whether value and protocol were read in the paper's
-text) and calls sampled_metrics.steps.literature.literature_tables.
+text) and calls sampled_metrics.workflow.steps.literature.literature_tables.
 """
 import argparse
 
-from sampled_metrics.steps.literature import literature_tables
+from sampled_metrics.workflow.steps.literature import literature_tables
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--published", default="workflow/literature/published_sampled.csv")

@@ -7,7 +7,7 @@ The README's headline numbers (between its "summary" markers) come from
 workflow/report/readme.md the same way.
 
 Each template in workflow/report/pages/ is Markdown whose numbers are directives over files
-in results/ (sampled_metrics.steps.pages). The files come from, in this order:
+in results/ (sampled_metrics.workflow.steps.pages). The files come from, in this order:
 
     snakemake --cores all --configfile config/reproduction.yaml
     snakemake --cores all --configfile config/reproduction.yaml config/jin-as-run.yaml
@@ -21,8 +21,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from sampled_metrics.steps.pages import PageError, fill_region, render_pages
-from sampled_metrics.tables import atomic_write_text
+from sampled_metrics.workflow.steps.pages import PageError, fill_region, render_pages
+from sampled_metrics.workflow.tables import atomic_write_text
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--templates", default="workflow/report/pages", type=Path)

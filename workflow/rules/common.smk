@@ -1,6 +1,6 @@
 # Input functions, wildcard constraints and targets of the workflow (no science here). The
 # fan-out (which datasets, recommenders, m and model seeds the config asks for) is
-# sampled_metrics.configuration.fanout, the one plan the config check walks too. Config access:
+# sampled_metrics.workflow.configuration.fanout, the one plan the config check walks too. Config access:
 # the fan-out and the catalogues' entries through PLAN; a rule's params (config values handed to
 # its script) through lookup(dpath=..., within=config).
 import json
@@ -10,9 +10,9 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.io import is_flagged
 
-from sampled_metrics.configuration.fanout import FanOut
+from sampled_metrics.workflow.configuration.fanout import FanOut
 from sampled_metrics.recommenders import dense_items_matrix, needs_torch, with_model_seed
-from sampled_metrics.steps.ranks import shard_count
+from sampled_metrics.workflow.steps.ranks import shard_count
 
 #: software of every rule under --use-conda (paths relative to the rule files); the jobs that
 #: fit or score a neural recommender need PyTorch too

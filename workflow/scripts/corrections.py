@@ -1,5 +1,5 @@
 from sampled_metrics.logs import script_logging
-from sampled_metrics.steps.kdd_study import correct_repeats
+from sampled_metrics.workflow.steps.kdd_study import correct_repeats
 
 with script_logging(snakemake):
     plan = snakemake.params.plan

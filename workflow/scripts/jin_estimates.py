@@ -1,5 +1,5 @@
 from sampled_metrics.logs import script_logging
-from sampled_metrics.steps.jin import estimate_repeats
+from sampled_metrics.workflow.steps.jin import estimate_repeats
 
 with script_logging(snakemake):
     p = snakemake.params

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from sampled_metrics.logs import script_logging
-from sampled_metrics.steps.jin import figure
+from sampled_metrics.workflow.steps.jin import figure
 
 with script_logging(snakemake):
     fig = snakemake.params.fig

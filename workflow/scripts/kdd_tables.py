@@ -1,5 +1,5 @@
 from sampled_metrics.logs import script_logging
-from sampled_metrics.steps.kdd_study import tables
+from sampled_metrics.workflow.steps.kdd_study import tables
 
 with script_logging(snakemake):
     p = snakemake.params

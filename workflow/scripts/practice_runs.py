@@ -1,5 +1,5 @@
 from sampled_metrics.logs import script_logging
-from sampled_metrics.steps.practice_study import write_runs
+from sampled_metrics.workflow.steps.practice_study import write_runs
 
 with script_logging(snakemake):
     p, c = snakemake.params, snakemake.params.practice

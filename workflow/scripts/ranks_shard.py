@@ -1,5 +1,5 @@
 from sampled_metrics.logs import script_logging
-from sampled_metrics.steps.ranks import rank_shard
+from sampled_metrics.workflow.steps.ranks import rank_shard
 
 with script_logging(snakemake):
     p, wc = snakemake.params, snakemake.wildcards

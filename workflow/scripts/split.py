@@ -1,6 +1,6 @@
 from sampled_metrics.datasets import make_split
 from sampled_metrics.logs import script_logging
-from sampled_metrics.tables import write_json
+from sampled_metrics.workflow.tables import write_json
 
 with script_logging(snakemake):
     dataset = snakemake.wildcards.dataset

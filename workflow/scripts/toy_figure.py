@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from sampled_metrics.steps import toy
+from sampled_metrics.workflow.steps import toy
 from sampled_metrics.logs import script_logging
 
 with script_logging(snakemake):

@@ -1,4 +1,4 @@
-from sampled_metrics.steps import toy
+from sampled_metrics.workflow.steps import toy
 from sampled_metrics.logs import script_logging
 
 with script_logging(snakemake):

@@ -6,7 +6,7 @@ at equal numbers of sampled items (needs the workflow's rank files, as compare_m
 import argparse
 import logging
 
-from sampled_metrics.steps.adaptive_study import equal_budget
+from sampled_metrics.workflow.steps.adaptive_study import equal_budget
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--ranks-dir", default="results/ml-1m/ranks")

@@ -9,13 +9,13 @@
 
 For every recommender and repeat, the sampled means of growing sets of metrics (hr@10; + ndcg@10;
 + @1, @5; + @20; + ndcg, mrr) give an interval for the exact Recall@10 and NDCG@10, with and
-without the non-increasing shape (sampled_metrics.steps.bounds_study). Not a rule of the
+without the non-increasing shape (sampled_metrics.workflow.steps.bounds_study). Not a rule of the
 workflow (a few minutes on one core for 100 repeats).
 """
 import argparse
 import logging
 
-from sampled_metrics.steps.bounds_study import validation
+from sampled_metrics.workflow.steps.bounds_study import validation
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--ranks-dir", default="results/ml-1m/ranks")

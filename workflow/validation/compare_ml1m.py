@@ -9,7 +9,7 @@ Not a rule of the workflow (a few minutes on one core for 100 repeats).
 import argparse
 import logging
 
-from sampled_metrics.steps.compare_study import validation
+from sampled_metrics.workflow.steps.compare_study import validation
 
 METHODS = "sampled,rank_estimate,cls,bv_1,bv_0.1,bv_0.01,bv_0.001,mn,mes"
 

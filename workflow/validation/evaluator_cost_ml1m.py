@@ -1,5 +1,5 @@
 """What correcting under the wrong law costs, on the ML-1M study's X, Y and Z and the
-sequential Markov chain (sampled_metrics.steps.evaluator_cost; needs their rank files):
+sequential Markov chain (sampled_metrics.workflow.steps.evaluator_cost; needs their rank files):
 
     snakemake --cores all results/ml-1m/ranks/{X,Y,Z}.npz
     python workflow/validation/sequential_ranks.py --archive ml-1m.zip
@@ -13,7 +13,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from sampled_metrics.steps.evaluator_cost import cost_validation
+from sampled_metrics.workflow.steps.evaluator_cost import cost_validation
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--rank-files", default="X=results/ml-1m/ranks/X.npz,"

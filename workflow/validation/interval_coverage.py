@@ -1,5 +1,5 @@
 """Coverage of the recommended interval and of the other methods' intervals on a grid of
-simulated evaluations whose true ranks are known (sampled_metrics.steps.interval_study).
+simulated evaluations whose true ranks are known (sampled_metrics.workflow.steps.interval_study).
 
     python workflow/validation/interval_coverage.py    # -> results/validation/interval_coverage.*
 
@@ -9,7 +9,7 @@ MLE bootstraps take most of it).
 import argparse
 import logging
 
-from sampled_metrics.steps.interval_study import SHAPES, grid_cells, validation
+from sampled_metrics.workflow.steps.interval_study import SHAPES, grid_cells, validation
 
 
 def numbers(text):

@@ -1,5 +1,5 @@
 """The recommended interval on the ML-1M study's recommenders and a sequential one, whose
-exact ranks are known (sampled_metrics.steps.interval_models; needs their rank files).
+exact ranks are known (sampled_metrics.workflow.steps.interval_models; needs their rank files).
 
     snakemake --cores all results/ml-1m/ranks/{X,Y,Z,EASE,NeuMF,MultiVAE}.npz \
         results/ml-1m-all/ranks/{X,Z,EASE,NeuMF,MultiVAE}.npz
@@ -15,7 +15,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from sampled_metrics.steps.interval_models import validation
+from sampled_metrics.workflow.steps.interval_models import validation
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--ranks-dirs", default="results/ml-1m/ranks,results/ml-1m-all/ranks,results/ml-1m-sequential/ranks")

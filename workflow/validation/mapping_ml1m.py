@@ -11,8 +11,8 @@ import argparse
 import logging
 
 from sampled_metrics.evaluation.rankfile import read_rank_file
-from sampled_metrics.steps.kdd_study import per_repeat_frame, table3_frame
-from sampled_metrics.tables import atomic_write_text, percent, render_markdown, write_csv
+from sampled_metrics.workflow.steps.kdd_study import per_repeat_frame, table3_frame
+from sampled_metrics.workflow.tables import atomic_write_text, percent, render_markdown, write_csv
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--ranks-dir", default="results/ml-1m/ranks")

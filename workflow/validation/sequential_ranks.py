@@ -1,5 +1,5 @@
 """The rank file of a sequential recommender (a first-order Markov chain on each user's items
-in time order; sampled_metrics.steps.sequential_ranks), for the intervals' validation:
+in time order; sampled_metrics.workflow.steps.sequential_ranks), for the intervals' validation:
 
     python workflow/validation/sequential_ranks.py --archive ml-1m.zip
     python workflow/validation/interval_coverage_ml1m.py    # reads results/ml-1m-sequential/ranks
@@ -11,7 +11,7 @@ workflow (the split it builds keeps the users' order, which the workflow's does 
 import argparse
 import logging
 
-from sampled_metrics.steps.sequential_ranks import sequential_rank_file
+from sampled_metrics.workflow.steps.sequential_ranks import sequential_rank_file
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--archive", required=True, help="the dataset archive (e.g. ml-1m.zip)")

@@ -33,15 +33,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..compare.verdicts import orders_like_exact
-from ..datasets import load_split
-from ..evaluation.several import rank_positives
+from ...compare.verdicts import orders_like_exact
+from ...datasets import load_split
+from ...evaluation.several import rank_positives
 from ..figures import practice_figure
-from ..multipositive.holdout import SPLITS, leave_last_out_positives, random_holdout
-from ..multipositive.positives import PositiveTable, correct_positives, multi_positive_metric
-from ..multipositive.weighted import weighted_corrected_metric
-from ..recommenders import make_recommender
-from ..seeds import derive_seed, generator
+from ...multipositive.holdout import SPLITS, leave_last_out_positives, random_holdout
+from ...multipositive.positives import PositiveTable, correct_positives, multi_positive_metric
+from ...multipositive.weighted import weighted_corrected_metric
+from ...recommenders import make_recommender
+from ...seeds import derive_seed, generator
 from ..tables import atomic_write_text, percent, render_markdown, write_csv
 
 __all__ = ["practice_runs", "practice_table", "ordering_agreement", "write_runs",

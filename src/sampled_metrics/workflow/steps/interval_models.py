@@ -14,10 +14,10 @@ import logging
 import numpy as np
 import pandas as pd
 
-from ..evaluation.rankfile import read_rank_file
-from ..intervals import recommended_interval
-from ..metrics import parse_metric
-from ..parallel import map_items
+from ...evaluation.rankfile import read_rank_file
+from ...intervals import recommended_interval
+from ...metrics import parse_metric
+from ...parallel import map_items
 from ..tables import write_validation
 
 __all__ = ["METRICS", "model_frame", "model_summary", "validation"]

@@ -17,12 +17,12 @@ import logging
 import numpy as np
 import pandas as pd
 
-from ..evaluation.rankfile import read_rank_file
-from ..evaluators import EVALUATORS, from_scores, reported_ranks, simulate_candidates
-from ..intervals import correct_positions
-from ..metrics import parse_metric
-from ..parallel import map_items
-from ..seeds import generator
+from ...evaluation.rankfile import read_rank_file
+from ...evaluators import EVALUATORS, from_scores, reported_ranks, simulate_candidates
+from ...intervals import correct_positions
+from ...metrics import parse_metric
+from ...parallel import map_items
+from ...seeds import generator
 from ..tables import write_validation
 
 __all__ = ["METRICS", "cost_frame", "cost_summary", "cost_validation"]

@@ -22,9 +22,9 @@ import logging
 
 import pandas as pd
 
-from ..bounds import bound_full_metrics
-from ..evaluation.rankfile import read_rank_file
-from ..metrics import parse_metric
+from ...bounds import bound_full_metrics
+from ...evaluation.rankfile import read_rank_file
+from ...metrics import parse_metric
 from ..tables import write_validation
 
 __all__ = ["OBSERVED_SETS", "TARGETS", "SHAPES", "bounds_frame", "widths_frame",

@@ -11,8 +11,8 @@ import logging
 
 import pandas as pd
 
-from ..compare.repeats import agreement_summary, compare_repeats
-from ..evaluation.rankfile import read_rank_file
+from ...compare.repeats import agreement_summary, compare_repeats
+from ...evaluation.rankfile import read_rank_file
 from ..tables import write_validation
 
 __all__ = ["validation", "validation_wide"]

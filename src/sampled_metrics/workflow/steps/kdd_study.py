@@ -25,13 +25,13 @@ import numpy as np
 import pandas as pd
 
 from .. import figures
-from ..compare.verdicts import orders_like_exact
-from ..corrections.lookup import correction_lookup, mean_corrected, n_for_users
-from ..corrections.vectors import correction_label, correction_vectors
-from ..evaluation.rankfile import read_rank_file
-from ..metrics import parse_metric
+from ...compare.verdicts import orders_like_exact
+from ...corrections.lookup import correction_lookup, mean_corrected, n_for_users
+from ...corrections.vectors import correction_label, correction_vectors
+from ...evaluation.rankfile import read_rank_file
+from ...metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
-from ..sampling import check_nm, expected_metric_matrix, log_grid
+from ...sampling import check_nm, expected_metric_matrix, log_grid
 from ..tables import percent, write_csv, write_table
 
 __all__ = ["PAPER_DATASET", "per_repeat_frame",

@@ -33,16 +33,16 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from ..corrections.vectors import correction
-from ..estimators.dispatch import estimate_batches, estimate_from_histogram
-from ..estimators.histogram import sampled_rank_histogram
-from ..intervals import recommended_interval
-from ..metrics import parse_metric
-from ..multipositive.longformat import read_positions
-from ..multipositive.positives import multi_positive_metric
-from ..parallel import map_items
-from ..resampling import bootstrap_histograms, percentile_interval
-from ..sampling import draw_sampled_ranks
+from ...corrections.vectors import correction
+from ...estimators.dispatch import estimate_batches, estimate_from_histogram
+from ...estimators.histogram import sampled_rank_histogram
+from ...intervals import recommended_interval
+from ...metrics import parse_metric
+from ...multipositive.longformat import read_positions
+from ...multipositive.positives import multi_positive_metric
+from ...parallel import map_items
+from ...resampling import bootstrap_histograms, percentile_interval
+from ...sampling import draw_sampled_ranks
 from ..tables import write_validation
 
 __all__ = ["SHAPES", "METHODS", "grid_cells", "cell_intervals", "coverage_frame",

@@ -17,14 +17,14 @@ import logging
 import numpy as np
 import pandas as pd
 
-from ..corrections.mn import mn_correction
-from ..corrections.vectors import correction_vectors
-from ..estimators.adaptive import adaptive_mle, check_sizes, draw_adaptive
-from ..estimators.dispatch import estimate_rank_distribution, metric_from_distribution
-from ..evaluation.rankfile import read_rank_file
-from ..metrics import parse_metric
-from ..sampling import draw_sampled_ranks
-from ..seeds import generator
+from ...corrections.mn import mn_correction
+from ...corrections.vectors import correction_vectors
+from ...estimators.adaptive import adaptive_mle, check_sizes, draw_adaptive
+from ...estimators.dispatch import estimate_rank_distribution, metric_from_distribution
+from ...evaluation.rankfile import read_rank_file
+from ...metrics import parse_metric
+from ...sampling import draw_sampled_ranks
+from ...seeds import generator
 from ..tables import write_validation
 
 __all__ = ["equal_budget", "equal_budget_summary"]

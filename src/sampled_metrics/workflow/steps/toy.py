@@ -1,5 +1,5 @@
 """The running example of KDD'20 (Sec. 3.2, 4.2-4.5, 5.4): Tables 1-2 and Figures 1-4, one
-function per artefact (the numbers come from :mod:`sampled_metrics.toy`)."""
+function per artefact (the numbers come from :mod:`sampled_metrics.workflow.toy`)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -39,7 +39,7 @@ def table2(csv, md=None, tex=None, m: int = 99, repeats: int = 1000, seed: int =
 
 
 def figure(number: int, out_stem, data_csv=None, n: int = toy.TOY_N, **kwargs) -> pd.DataFrame:
-    """Compute KDD'20 Figure ``number`` (1-4) with :mod:`sampled_metrics.toy`, draw it to
+    """Compute KDD'20 Figure ``number`` (1-4) with :mod:`sampled_metrics.workflow.toy`, draw it to
     ``out_stem``.{pdf,png}; optionally save its data. ``kwargs`` are the figure's options
     (``zoom``; ``points``, ``sampling``; ``m_values``, ``top``; ``metric``, ``m``, ...)."""
     if number not in (1, 2, 3, 4):

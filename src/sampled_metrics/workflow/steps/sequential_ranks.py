@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 
-from ..datasets.registry import read_interactions
-from ..datasets.split import index_interactions, leave_last_out
-from ..evaluation.engine import DEFAULT_TIE, evaluate
-from ..evaluation.rankfile import RankFile
-from ..recommenders.markov import MarkovChain, training_sequences
-from ..seeds import derive_seed
+from ...datasets.registry import read_interactions
+from ...datasets.split import index_interactions, leave_last_out
+from ...evaluation.engine import DEFAULT_TIE, evaluate
+from ...evaluation.rankfile import RankFile
+from ...recommenders.markov import MarkovChain, training_sequences
+from ...seeds import derive_seed
 
 __all__ = ["RECOMMENDER", "sequential_rank_file"]
 

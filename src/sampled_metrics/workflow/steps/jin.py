@@ -5,7 +5,7 @@ Tables 2 and 4 and Figures 2-3.
 For every recommender and repeat the sampled ranks r~_u give the histogram P~(r~); each
 estimator turns it into P^(r), r = 1..n with n = |I| (one mixture for all users, as Jin et
 al. eq. 18), and metric@K = sum_r P^(r) M(r) (eq. 14). The corrections beside them are read
-from the per-repeat values of :func:`sampled_metrics.steps.kdd_study.correct_repeats`,
+from the per-repeat values of :func:`sampled_metrics.workflow.steps.kdd_study.correct_repeats`,
 computed once per (dataset, m) for both papers' tables.
 """
 from __future__ import annotations
@@ -14,13 +14,13 @@ import numpy as np
 import pandas as pd
 
 from .. import figures
-from ..atomic import atomic_output
-from ..corrections.vectors import correction_label
-from ..estimators.dispatch import estimate_batches
-from ..estimators.histogram import sampled_rank_histogram
-from ..evaluation.rankfile import read_rank_file
-from ..logs import progress
-from ..metrics import parse_metric
+from ...atomic import atomic_output
+from ...corrections.vectors import correction_label
+from ...estimators.dispatch import estimate_batches
+from ...estimators.histogram import sampled_rank_histogram
+from ...evaluation.rankfile import read_rank_file
+from ...logs import progress
+from ...metrics import parse_metric
 from ..tables import percent, write_csv, write_table
 from .kdd_study import PER_REPEAT_COLUMNS, select, table3_frame
 

@@ -1,5 +1,5 @@
 """Figures of the papers. Each function draws a tidy frame computed elsewhere (the running
-example's in :mod:`sampled_metrics.toy`, the studies' in :mod:`sampled_metrics.steps`) and saves
+example's in :mod:`sampled_metrics.workflow.toy`, the studies' in :mod:`sampled_metrics.workflow.steps`) and saves
 ``<stem>.pdf`` and ``<stem>.png``; nothing here computes a number."""
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .atomic import atomic_output  # noqa: E402
-from .metrics import parse_metric  # noqa: E402
+from ..atomic import atomic_output  # noqa: E402
+from ..metrics import parse_metric  # noqa: E402
 
 __all__ = ["save", "figure1", "figure2", "figure3", "figure4", "figure5", "figure6",
            "rank_distribution_figure", "practice_figure"]

@@ -20,13 +20,13 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..datasets import Split, load_split
-from ..evaluation.engine import check_sampled_ranks_size, evaluate
-from ..evaluation.negatives import BLOCK_USERS, check_sample_size
-from ..evaluation.rankfile import RankFile, read_rank_file
-from ..recommenders import KINDS, Recommender, load_model, make_recommender, save_model
-from ..sampling import check_candidates
-from ..seeds import derive_seed
+from ...datasets import Split, load_split
+from ...evaluation.engine import check_sampled_ranks_size, evaluate
+from ...evaluation.negatives import BLOCK_USERS, check_sample_size
+from ...evaluation.rankfile import RankFile, read_rank_file
+from ...recommenders import KINDS, Recommender, load_model, make_recommender, save_model
+from ...sampling import check_candidates
+from ...seeds import derive_seed
 
 __all__ = ["DEFAULT_USERS_PER_SHARD", "fit_recommender", "rank_shard", "gather_ranks",
            "rank_recommender", "shard_count", "check_users_per_shard"]

@@ -17,7 +17,7 @@ user wrote it (``study.figure5.edge``), what was expected and what was found:
    x users) fit in memory where the config decides them; the local archives the run reads
    exist, and pyarrow is installed where one is Parquet. Which datasets, recommenders and m
    the run has is the workflow's own fan-out plan
-   (:class:`sampled_metrics.configuration.fanout.FanOut`), so these checks walk the jobs that
+   (:class:`sampled_metrics.workflow.configuration.fanout.FanOut`), so these checks walk the jobs that
    will run.
 
 What only the data can decide (candidates per user, users left after the split) is checked by
@@ -37,18 +37,18 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from ..corrections.lookup import N_MODES
-from ..corrections.vectors import parse_correction
-from ..datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_users,
+from ...corrections.lookup import N_MODES
+from ...corrections.vectors import parse_correction
+from ...datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_users,
                         synthetic_parameters)
-from ..datasets.interactions import parquet_source, pyarrow_available
-from ..estimators.dispatch import parse_estimator
-from ..evaluation.engine import CANDIDATES, TIES, check_sampled_ranks_size
-from ..metrics import parse_metric
-from ..multipositive.holdout import SPLITS
-from ..recommenders import KINDS, needs_torch, torch_available
-from ..sampling import SAMPLING_LAWS
-from ..textfile import check_readable
+from ...datasets.interactions import parquet_source, pyarrow_available
+from ...estimators.dispatch import parse_estimator
+from ...evaluation.engine import CANDIDATES, TIES, check_sampled_ranks_size
+from ...metrics import parse_metric
+from ...multipositive.holdout import SPLITS
+from ...recommenders import KINDS, needs_torch, torch_available
+from ...sampling import SAMPLING_LAWS
+from ...textfile import check_readable
 from .fanout import FanOut
 
 __all__ = ["ConfigError", "check_config_files", "check_schema", "check_semantics",

@@ -2,7 +2,7 @@
 configuration asks for, computed from the config mapping alone (no files, no Snakemake).
 
 ``workflow/rules/common.smk`` builds its wildcard constraints, targets and input functions
-from one :class:`FanOut` of the run's config, and :mod:`sampled_metrics.configuration.check` checks
+from one :class:`FanOut` of the run's config, and :mod:`sampled_metrics.workflow.configuration.check` checks
 the same plan before any job runs (the m of every rank file against the dataset's items and
 its sampled ranks against memory), so the two cannot disagree.
 
@@ -11,7 +11,7 @@ al.'s tables and figures (``jin``, counted only when ``jin.enabled``), the *prac
 ``practice``; a *view* is a ``dataset_protocols`` entry with ``of``: a new name for a
 dataset's split and fits, ranked under another protocol.
 
-The config is read as it is given: the checks of :mod:`sampled_metrics.configuration.check` (which
+The config is read as it is given: the checks of :mod:`sampled_metrics.workflow.configuration.check` (which
 call this module on a config whose schema is valid but whose names may not be) come first,
 so nothing here repeats them.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..recommenders import model_seed
+from ...recommenders import model_seed
 from ..steps.ranks import DEFAULT_USERS_PER_SHARD
 
 __all__ = ["FanOut"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .atomic import atomic_output
+from ..atomic import atomic_output
 
 __all__ = ["atomic_write_text", "write_csv", "write_json", "percent", "render_markdown",
            "render_latex", "write_table", "write_validation"]

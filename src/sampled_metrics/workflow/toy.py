@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .corrections.vectors import correction_vectors
-from .metrics import parse_metric
+from ..corrections.vectors import correction_vectors
+from ..metrics import parse_metric
 from .paper import KDD_CORRECTIONS
-from .sampling import (draw_sampled_ranks, expected_metric_matrix, log_grid,
+from ..sampling import (draw_sampled_ranks, expected_metric_matrix, log_grid,
                        sampled_metric_weights)
 
 __all__ = ["TOY_RANKS", "TOY_N", "TOY_METRICS", "FIG4_CORRECTIONS", "table1", "table2",

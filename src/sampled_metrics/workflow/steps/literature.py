@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..bounds import InconsistentObservations, bound_full_metrics
-from ..evaluators import get_evaluator
+from ...bounds import InconsistentObservations, bound_full_metrics
+from ...evaluators import get_evaluator
 from ..tables import atomic_write_text, render_markdown, write_csv
 
 __all__ = ["INPUT_COLUMNS", "read_published", "literature_frame", "orderings_frame",
