@@ -4,6 +4,8 @@ import platform
 import statistics
 import time
 
+import numpy  # noqa: F401  (loads BLAS, so that threadpool_info names it)
+import scipy.linalg  # noqa: F401  (and SciPy's own BLAS, where it has one)
 from threadpoolctl import threadpool_info
 
 
