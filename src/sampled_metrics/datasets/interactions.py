@@ -327,7 +327,16 @@ def _timestamps(col: pd.Series, label: str, name: str, place) -> np.ndarray:
         raise DataError(f"{name}: {place(row)}: empty time ({label!r})")
     numbers = col if pd.api.types.is_numeric_dtype(col.dtype) else pd.to_numeric(
         col, errors="coerce")
-    if numbers.notna().any():  # numeric time: every value must be an integer
+    numeric = numbers.notna().to_numpy()
+    if numeric.any() and not numeric.all():   # one format throughout: name where it changes
+        first_date = not numeric[0] and pd.notna(pd.to_datetime(
+            str(col.iloc[0]), format="ISO8601", utc=True, errors="coerce"))
+        if numeric[0] or first_date:
+            row = int(np.argmax(numeric != numeric[0]))
+            kind = "integers" if numeric[0] else "ISO 8601 dates"
+            raise DataError(f"{name}: {place(row)}: time ({label!r}) {col.iloc[row]!r} changes "
+                            f"format: the rows before it are {kind} (from {place(0)})")
+    if numeric.any():  # numeric time: every value must be an integer
         return _int64(numbers, f"time ({label!r})", name, place, shown=col)
     dates = pd.to_datetime(col.astype(str), format="ISO8601", utc=True, errors="coerce")
     bad = dates.isna().to_numpy()
