@@ -93,12 +93,35 @@ def test_a_failing_page_leaves_every_page_as_it_was(root, tmp_path):
     assert (out / "a.md").read_text().endswith("0.0836")
 
 
+def test_a_figure_is_copied_beside_its_page_and_checked(root, tmp_path):
+    (root / "figures").mkdir()
+    (root / "figures" / "f.png").write_bytes(b"png 1")
+    template = tmp_path / "p.md"
+    template.write_text('{{ figure figures/f.png alt="Our figure" }}')
+    out = tmp_path / "out"
+    written = render_pages([template], out, root)
+    assert written == [out / "p.md", out / "figures" / "f.png"]
+    assert (out / "p.md").read_text().endswith("![Our figure](figures/f.png)")
+    assert (out / "figures" / "f.png").read_bytes() == b"png 1"
+    assert render_pages([template], out, root, check=True) == []
+    (root / "figures" / "f.png").write_bytes(b"png 2")             # a new run's figure
+    assert render_pages([template], out, root, check=True) == [out / "figures" / "f.png"]
+    with pytest.raises(PageError, match="no such figure"):
+        render_page("{{ figure figures/g.png }}", root)
+    with pytest.raises(PageError, match="a figure takes alt= only"):
+        render_page("{{ figure figures/f.png cell=x }}", root)
+
+
 def test_every_reproduction_page_is_generated_from_its_template():
     pages = sorted(p.name for p in PAGES.glob("*.md"))
     assert pages == sorted(p.name for p in TEMPLATES.glob("*.md"))
     for name in pages:
         first = (PAGES / name).read_text().splitlines()[0] + "\n"
         assert first == GENERATED_NOTE.format(template=f"workflow/report/pages/{name}"), name
+    # the figures beside the pages are those the templates name, and no others
+    named = {m.group(1) for t in TEMPLATES.glob("*.md")
+             for m in re.finditer(r"\{\{\s*figure\s+(\S+)", t.read_text())}
+    assert {p.relative_to(PAGES).as_posix() for p in (PAGES / "figures").glob("*")} == named
 
 
 def test_a_region_is_filled_between_its_markers_and_only_there(root, tmp_path):

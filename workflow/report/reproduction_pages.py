@@ -3,6 +3,9 @@
     python workflow/report/reproduction_pages.py            # -> docs/reproduction/*.md
     python workflow/report/reproduction_pages.py --check    # exit 1 if a page is stale
 
+A page's figures ({{ figure figures/NAME.png }}) are copied from the run to
+docs/reproduction/figures/ and checked byte for byte with the pages.
+
 The README's headline numbers (between its "summary" markers) come from
 workflow/report/readme.md the same way.
 

@@ -4,19 +4,21 @@ A page template is Markdown with directives ``{{ KIND PATH OPTION... }}``; each 
 by text built from one result file (a CSV, a Markdown table as the workflow writes them, or a
 JSON object), so regenerating a page after a new run changes its numbers and nothing else.
 
-=========  ================================================================================
-KIND       replaced by
-=========  ================================================================================
-``table``  the rows of the file as a Markdown table (``columns=`` picks and orders them)
-``pivot``  a wide table: one row per value of the ``rows=`` keys, one column per value of
-           the ``cols=`` keys, each cell the ``cell=`` template over the matching row
-``value``  the ``cell=`` template over the one matching row
-``span``   ``"a to b"``: the least and largest ``cell=`` number over the matching rows
-=========  ================================================================================
+==========  ===============================================================================
+KIND        replaced by
+==========  ===============================================================================
+``table``   the rows of the file as a Markdown table (``columns=`` picks and orders them)
+``pivot``   a wide table: one row per value of the ``rows=`` keys, one column per value of
+            the ``cols=`` keys, each cell the ``cell=`` template over the matching row
+``value``   the ``cell=`` template over the one matching row
+``span``    ``"a to b"``: the least and largest ``cell=`` number over the matching rows
+``figure``  a Markdown image of the figure file PATH (``alt=`` its text); :func:`render_pages`
+            copies the file beside the page, under the same relative path
+==========  ===============================================================================
 
 Options are ``name=value`` words (quote a value with spaces: ``cell="{mean_pct:.2f}"``).
-Any option that is not ``columns``, ``rows``, ``cols``, ``cell``, ``rel``, ``order`` or
-``sep`` filters the rows: ``metric=recall@10`` keeps that value, ``method=cls,bv_0.1`` either.
+Any option that is not ``columns``, ``rows``, ``cols``, ``cell``, ``rel``, ``order``, ``sep``
+or ``alt`` filters the rows: ``metric=recall@10`` keeps that value, ``method=cls,bv_0.1`` either.
 A ``cell`` is a Python format string over the row's columns; each numeric column ``c`` also
 has ``c_pct`` (100 c). ``rel=method:exact`` adds ``rel_pct`` = 100 (v / v_exact - 1), v the
 row's ``mean`` (``rel=method:exact:COLUMN`` names another column) and v_exact the same column
@@ -44,14 +46,15 @@ from pathlib import Path
 
 import pandas as pd
 
+from ...atomic import atomic_output
 from ..tables import atomic_write_text
 
 __all__ = ["PageError", "DIRECTIVE", "read_result", "render_page", "render_pages",
            "GENERATED_NOTE", "fill_region"]
 
 DIRECTIVE = re.compile(r"\{\{(.*?)\}\}", re.S)
-KINDS = ("table", "pivot", "value", "span")
-OPTIONS = ("columns", "rows", "cols", "cell", "rel", "order", "sep")
+KINDS = ("table", "pivot", "value", "span", "figure")
+OPTIONS = ("columns", "rows", "cols", "cell", "rel", "order", "sep", "alt")
 GENERATED_NOTE = ("<!-- Generated from {template} by workflow/report/reproduction_pages.py; "
                   "edit the template, not this page. -->\n")
 REGION_BEGIN = ("<!-- begin {name}: generated from {template} by "
@@ -167,9 +170,16 @@ def _ordered(values, order: list[str]) -> list:
     return ranked + [v for v in values if v not in ranked]
 
 
-def _render(body: str, root: Path, files: dict) -> str:
+def _render(body: str, root: Path, files: dict, figures: list) -> str:
     kind, path, options, filters = _parse(body)
     where = f"{{{{{body.strip()}}}}}"
+    if kind == "figure":
+        if filters or set(options) - {"alt"}:
+            raise PageError(f"{where}: a figure takes alt= only")
+        if not (root / path).is_file():
+            raise PageError(f"{root / path}: no such figure (run the step that draws it first)")
+        figures.append(path)
+        return f"![{options.get('alt', path)}]({path})"
     if path not in files:                          # each file read once per page
         files[path] = read_result(root / path)
     frame = files[path]
@@ -224,17 +234,19 @@ def _render(body: str, root: Path, files: dict) -> str:
     return _markdown(row_keys + col_values, rows)
 
 
-def render_page(template: str, root) -> str:
-    """``template`` with every directive replaced, paths read relative to ``root``."""
+def render_page(template: str, root, figures: list | None = None) -> str:
+    """``template`` with every directive replaced, paths read relative to ``root``; the
+    paths of its figures are appended to ``figures``."""
     root = Path(root)
     files: dict = {}
-    return DIRECTIVE.sub(lambda match: _render(match.group(1), root, files), template)
+    figures = [] if figures is None else figures
+    return DIRECTIVE.sub(lambda match: _render(match.group(1), root, files, figures), template)
 
 
-def _render_file(template: Path, root) -> str:
+def _render_file(template: Path, root, figures: list | None = None) -> str:
     """:func:`render_page` of the template file ``template``; its errors name the file."""
     try:
-        return render_page(template.read_text(), root)
+        return render_page(template.read_text(), root, figures)
     except PageError as err:
         raise PageError(f"{template}: {err}") from None
 
@@ -244,20 +256,25 @@ def render_pages(templates, out_dir, root, check: bool = False) -> list[Path]:
 
     Returns the pages written, or with ``check`` the pages whose file differs from the
     rendering (nothing is written then). Every page is rendered before any is written, so a
-    failing directive leaves the old pages as they were.
+    failing directive leaves the old pages as they were. A page's figures are copied to
+    ``out_dir`` under their path relative to ``root`` (and checked byte for byte).
     """
     out_dir, root = Path(out_dir), Path(root)
-    rendered = {}
+    rendered, figures = {}, []
     for template in templates:
         template = Path(template)
         rendered[out_dir / template.name] = (GENERATED_NOTE.format(template=template)
-                                             + _render_file(template, root))
+                                             + _render_file(template, root, figures))
+    copies = {out_dir / path: (root / path).read_bytes() for path in figures}
     if check:
-        return [p for p, text in rendered.items()
-                if not p.is_file() or p.read_text() != text]
+        return ([p for p, text in rendered.items() if not p.is_file() or p.read_text() != text]
+                + [p for p, data in copies.items() if not p.is_file() or p.read_bytes() != data])
     for path, text in rendered.items():
         atomic_write_text(path, text)
-    return list(rendered)
+    for path, data in copies.items():
+        with atomic_output(path, suffix=path.suffix) as tmp:
+            tmp.write_bytes(data)
+    return list(rendered) + list(copies)
 
 
 def fill_region(document: str, name: str, template, root) -> str:
