@@ -19,7 +19,7 @@ def test_generator_streams():
     assert generator(3, "negatives", 100, 0).random() != generator(3, "negatives", 100, 1).random()
     assert generator(3, "ties", 100, 0).random() != generator(3, "negatives", 100, 0).random()
     assert seed_words(5, "a", 7) == [5, seed_words(0, "a")[1], 7]
-    with pytest.raises(ValueError, match="non-negative integer"):
+    with pytest.raises(ValueError, match="seed must be >= 0, got -1"):
         generator(-1)
 
 

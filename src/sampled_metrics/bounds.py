@@ -54,7 +54,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import optimize, stats
 
-from .checks import check_allocation, check_integer
+from .checks import check_allocation, check_integer, check_level, check_real
 from .estimators.histogram import check_law_matrix_size
 from .metrics import Metric, parse_metric
 from .evaluators.catalogue import correctable_evaluator
@@ -167,20 +167,9 @@ def _tolerance_value(value, key=None) -> float:
             value = float(value)
         except ValueError:
             raise ValueError(f"{where} must be a number, got {value!r:.60}") from None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{where} must be a number, got {value!r:.60}")
-    if not math.isfinite(value) or value < 0:
+    if not math.isfinite(check_real(where, value)) or value < 0:
         raise ValueError(f"{where} must be finite and >= 0, got {value!r}")
     return float(value)
-
-
-def _check_level(level) -> float:
-    """A confidence level in (0, 1) (not a boolean, not NaN)."""
-    if isinstance(level, (bool, np.bool_)) or not isinstance(
-            level, (int, float, np.integer, np.floating)) or not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r:.60}")
-    return float(level)
 
 
 def _tolerances(obs: list[Observation], tolerance, users, level) -> np.ndarray:
@@ -296,7 +285,7 @@ def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str =
         evaluator, m = e.name, e.negatives if m is None else m
     n, m = check_nm(n, m, sampling)
     shape = _check_shape(shape)
-    level = _check_level(level)
+    level = check_level("level", level)
     obs = parse_observed(observed)
     target_list = [parse_metric(t) for t in ([targets] if isinstance(targets, (str, Metric))
                                              else targets)]

@@ -16,7 +16,8 @@ except ImportError:  # pragma: no cover - not POSIX
 
 import numpy as np
 
-__all__ = ["available_cpus", "check_integer", "check_ranks", "check_vector", "check_allocation",
+__all__ = ["available_cpus", "check_integer", "check_ranks", "check_sampled_ranks",
+           "check_vector", "check_real", "check_level", "check_distinct", "check_allocation",
            "check_bootstrap_draws", "available_memory", "format_bytes"]
 
 
@@ -40,12 +41,18 @@ def check_ranks(name: str, r, lo=1, hi=None, *, integral: bool = True,
     """``r`` as a numeric array of finite ranks in ``lo..hi`` (``hi`` a scalar or an array
     broadcast against ``r``, called ``hi_name`` in the message); integers unless
     ``integral=False`` (averaged ties)."""
-    arr = np.asarray(r)
+    arr = _as_array(name, r)
     if arr.dtype == bool:
         raise ValueError(f"{name} must be numbers, got booleans")
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.integer)
                                    or np.issubdtype(arr.dtype, np.floating)):
         raise ValueError(f"{name} must be numbers, got dtype {arr.dtype}")
+    if hi is not None and np.ndim(hi):
+        try:
+            np.broadcast_shapes(arr.shape, np.shape(hi))
+        except ValueError:
+            raise ValueError(f"{name} (shape {arr.shape}) do not match {hi_name or 'their bound'}"
+                             f" (shape {np.shape(hi)})") from None
     if not arr.size:
         return arr.astype(np.int64) if integral else arr
     if np.issubdtype(arr.dtype, np.floating):
@@ -58,16 +65,36 @@ def check_ranks(name: str, r, lo=1, hi=None, *, integral: bool = True,
             arr = arr.astype(np.int64)
     if arr.min() < lo or (hi is not None and np.any(arr > hi)):
         top = np.max(hi) if hi is not None else None
-        span = (f"{lo}..{hi_name + '=' if hi_name else ''}{top}" if top is not None
-                else f">= {lo}")
-        raise ValueError(f"{name} must lie in {span}, got {arr.min()}..{arr.max()}")
+        span = (f"lie in {lo}..{hi_name + '=' if hi_name else ''}{top}" if top is not None
+                else f"be >= {lo}")
+        raise ValueError(f"{name} must {span}, got {arr.min()}..{arr.max()}")
     return arr
+
+
+def check_sampled_ranks(name: str, ranks, m: int, users: int = 1) -> np.ndarray:
+    """``ranks`` as a vector of sampled ranks r~ in 1..m+1 (:func:`check_ranks`), one per user
+    and at least ``users`` of them."""
+    arr = check_ranks(name, ranks, 1, m + 1, hi_name="m+1")
+    if arr.ndim != 1 or arr.size < users:
+        raise ValueError(f"{name} must be a vector of at least {users} "
+                         f"user{'s' if users > 1 else ''}, got shape {arr.shape}")
+    return arr
+
+
+def _as_array(name: str, values) -> np.ndarray:
+    """``np.asarray(values)``; a ragged nested sequence is a one-line ValueError naming it."""
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError):
+        raise ValueError(f"{name} must be numbers in an array of one shape, got a ragged "
+                         f"sequence") from None
 
 
 def check_vector(name: str, v, length: int | None = None) -> np.ndarray:
     """``v`` as a finite 1-D float array (of ``length`` entries when given)."""
-    arr = np.asarray(v)
-    if arr.dtype == bool or arr.dtype == object:
+    arr = _as_array(name, v)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer)
+                                 or np.issubdtype(arr.dtype, np.floating)):
         raise ValueError(f"{name} must be a vector of numbers, got dtype {arr.dtype}")
     arr = arr.astype(np.float64)
     if arr.ndim != 1:
@@ -84,13 +111,45 @@ def check_bootstrap_draws(name: str, draws: int, level: float) -> int:
     that each tail beyond the interval holds a draw, draws (1 - level) / 2 >= 1 (40 at 0.95;
     fewer give the range of the draws, or one draw twice)."""
     draws = check_integer(name, draws, 0)
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
+    check_level("level", level)
     need = math.ceil(round(2 / (1 - level), 9))
     if 0 < draws < need:
         raise ValueError(f"{name} {draws} is too few draws for a {100 * level:g}% interval "
                          f"(each tail needs a draw): give at least {need}, or 0 for none")
     return draws
+
+
+def _is_real(value) -> bool:
+    """Whether ``value`` is a Python or numpy real number (not a boolean, not a string)."""
+    return not isinstance(value, (bool, np.bool_)) and isinstance(
+        value, (int, float, np.integer, np.floating))
+
+
+def check_real(name: str, value):
+    """``value`` if it is a real number (:func:`_is_real`), else a one-line ValueError."""
+    if not _is_real(value):
+        raise ValueError(f"{name} must be a number, got {value!r:.60}")
+    return value
+
+
+def check_level(name: str, level) -> float:
+    """``level`` as a float: a confidence level in (0, 1), a number (not a boolean, not NaN)."""
+    if not _is_real(level) or not 0 < level < 1:
+        shown = f"{level!r:.60}" if isinstance(level, str) else f"{level}"
+        raise ValueError(f"{name} must lie in (0, 1), got {shown}")
+    return float(level)
+
+
+def check_distinct(what: str, labels, given=None) -> None:
+    """ValueError naming the first of ``labels`` (canonical names) that comes twice, as
+    ``given`` spells it (default: the labels), and how it was given first."""
+    given = list(labels) if given is None else list(given)
+    first = {}
+    for label, text in zip(labels, given):
+        if label in first:
+            also = "" if first[label] == text else f" (also as {first[label]!r})"
+            raise ValueError(f"{what} {text!r} is given twice{also}")
+        first[label] = text
 
 
 def available_cpus() -> int:
@@ -161,9 +220,17 @@ def format_bytes(n: float) -> str:
     return f"{n:.3g} PiB"  # pragma: no cover
 
 
+#: bytes an allocation may take without a look at the memory available (64 MiB)
+SMALL_ALLOCATION = 64 * 2 ** 20
+
+
 def check_allocation(n_values: float, what: str, itemsize: int = 8) -> None:
-    """ValueError unless ``n_values`` values of ``itemsize`` bytes fit in memory."""
+    """ValueError unless ``n_values`` values of ``itemsize`` bytes fit in memory (what is
+    below :data:`SMALL_ALLOCATION` is taken to fit without asking the system, so the check
+    costs nothing in hot loops)."""
     need = float(n_values) * itemsize
+    if need <= SMALL_ALLOCATION:
+        return
     have = available_memory()
     if need > have:
         raise ValueError(f"{what} would need {format_bytes(need)} of memory, more than the "

@@ -36,7 +36,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .checks import check_allocation, check_integer, check_ranks
+from .checks import check_allocation, check_distinct, check_integer, check_ranks
 
 __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
            "metric_of_sets", "METRIC_KINDS", "METRIC_ALIASES", "METRIC_NAMES"]
@@ -72,6 +72,13 @@ class Metric:
 
     kind: str
     k: int | None = None
+
+    def __post_init__(self):
+        """The kind in its canonical spelling (an alias or any case reads as parse_metric
+        reads it) and k an int; a one-line ValueError for a metric that is not one."""
+        kind, k = _checked(self.kind, self.k)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "k", k)
 
     @property
     def name(self) -> str:
@@ -144,17 +151,19 @@ class Metric:
         NDCG(R)_k = sum_{i<=k} delta(i in R)/log2(i+1) / sum_{i<=min(|R|,k)} 1/log2(i+1)  (6)
         Hit(R)_k = delta(min R <= k),  MRR(R)_k = delta(min R <= k) / min R
         """
-        R = np.unique(np.asarray(ranks, dtype=np.int64))
+        given = check_ranks("ranks of relevant items", ranks, 1, n, hi_name="n")
+        R = np.unique(given)
         if R.size == 0:
             raise ValueError("a set of relevant items must not be empty")
-        if R.size != len(ranks):
+        if R.size != given.size:
             raise ValueError("ranks of relevant items must be distinct")
-        if R[0] < 1 or (n is not None and R[-1] > n):
-            raise ValueError(f"ranks must lie in 1..n, got {R.min()}..{R.max()}")
         size = R.size
         if self.kind == "auc":
             if n is None:
                 raise ValueError("metric 'auc' needs the number of items n")
+            if n <= size:
+                raise ValueError(f"auc of {size} relevant items needs n > {size} items, got "
+                                 f"n={n}")
             return float((n - (size - 1) / 2.0 - R.mean()) / (n - size))
         k = self.k if self.k is not None else (n if n is not None else int(R[-1]))
         inside = R[R <= k]
@@ -194,22 +203,39 @@ def parse_metric(name: str | Metric) -> Metric:
     match = _NAME_RE.match(name.lower())
     if not match:
         raise ValueError(f"unknown metric {name!r}; expected one of {METRIC_NAMES}")
-    kind, k = match.group(1), match.group(2)
+    k = None if match.group(2) is None else int(match.group(2))
+    return Metric(*_checked(match.group(1), k, name))
+
+
+def _checked(kind, k, shown: str | None = None) -> tuple[str, int | None]:
+    """(kind, k) of a metric, checked: ``kind`` one of :data:`METRIC_KINDS` or an alias, in
+    any case; ``k`` a cut-off >= 1 where the kind takes one, an int. ValueError naming the
+    metric as ``shown`` (default ``kind@k``)."""
+    if not isinstance(kind, str):
+        raise ValueError(f"metric name must be a string, got {kind!r:.60}")
+    shown = shown if shown is not None else kind if k is None else f"{kind}@{k}"
+    kind = kind.strip().lower()
     kind = METRIC_ALIASES.get(kind, kind)
     if kind not in METRIC_KINDS:
-        raise ValueError(f"unknown metric {name!r}; expected one of {METRIC_NAMES}")
-    k = None if k is None else int(k)
+        raise ValueError(f"unknown metric {shown!r}; expected one of {METRIC_NAMES}")
     if kind == "auc" and k is not None:
-        raise ValueError(f"metric {name!r}: AUC has no cut-off; use 'auc'")
+        raise ValueError(f"metric {shown!r}: AUC has no cut-off; use 'auc'")
     if kind in ("precision", "recall", "hit") and k is None:
-        raise ValueError(f"metric {name!r} needs a cut-off, e.g. '{kind}@10'")
-    if k is not None and k < 1:
-        raise ValueError(f"metric {name!r}: cut-off must be >= 1")
-    return Metric(kind, k)
+        raise ValueError(f"metric {shown!r} needs a cut-off, e.g. '{kind}@10'")
+    if k is not None:
+        try:
+            k = check_integer("cut-off", k)
+        except ValueError:
+            raise ValueError(f"metric {shown!r}: cut-off must be an integer, got "
+                             f"{k!r:.60}") from None
+        if k < 1:
+            raise ValueError(f"metric {shown!r}: cut-off must be >= 1")
+    return kind, k
 
 
-def parse_metrics(names: str | Iterable[str]) -> list[Metric]:
-    """Parse a comma-separated string or an iterable of names (:func:`parse_metric`).
+def parse_metrics(names: str | Iterable[str], distinct: bool = False) -> list[Metric]:
+    """Parse a comma-separated string or an iterable of names (:func:`parse_metric`);
+    ValueError when there is none, or (``distinct``) when one metric comes twice.
 
     Examples
     --------
@@ -218,7 +244,16 @@ def parse_metrics(names: str | Iterable[str]) -> list[Metric]:
     """
     if isinstance(names, str):
         names = [s for s in names.split(",") if s.strip()]
-    return [parse_metric(s) for s in names]
+    elif isinstance(names, Metric):
+        names = [names]
+    elif isinstance(names, bytes) or not isinstance(names, Iterable):
+        raise ValueError(f"metrics must be a string or a list of names, got {names!r:.60}")
+    metrics = [parse_metric(s) for s in names]
+    if not metrics:
+        raise ValueError("no metric given")
+    if distinct:
+        check_distinct("metric", [metric.name for metric in metrics])
+    return metrics
 
 
 def metric_value(metric: str | Metric, r, n: int | None = None) -> np.ndarray:

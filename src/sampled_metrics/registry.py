@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Callable
 
 __all__ = ["Entry", "Registry", "CORRECTIONS", "ESTIMATORS", "COMPARE_METHODS",
-           "SAMPLING_LAWS", "DEFAULT_METRICS", "DEFAULT_METHODS"]
+           "SAMPLING_LAWS", "DEFAULT_METRICS", "DEFAULT_METHODS", "name_list"]
 
 #: how the m sampled items are drawn: with replacement or without
 SAMPLING_LAWS = ("binomial", "hypergeometric")
@@ -39,6 +39,21 @@ DEFAULT_METHODS = {"correct": ("recommended", "sampled", "cls", "bv_0.1"),
                    "plan": ("sampled", "bv_0.1")}
 
 _PARAMETER_RE = re.compile(r"^([a-z_]+?)[_ -]?(\d*\.?\d+(?:e-?\d+)?)$")
+
+
+def name_list(names, what: str) -> list:
+    """The methods asked for, as a list: a string is one name or several separated by
+    commas (never its letters), else an iterable of them; blanks dropped, names stripped. A
+    one-line ValueError for anything else or for none (``what``: 'correction', ...)."""
+    if isinstance(names, str):
+        names = names.split(",")
+    elif isinstance(names, bytes) or not isinstance(names, Iterable):
+        raise ValueError(f"{what}s must be a name or a list of names, got {names!r:.60}")
+    out = [x.strip() if isinstance(x, str) else x for x in names]
+    out = [x for x in out if not isinstance(x, str) or x]
+    if not out:
+        raise ValueError(f"no {what} given")
+    return out
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,10 @@ COVERS_NOISE = "users' noise"
 
 def resampled_users(rng: np.random.Generator, users: int, draws: int) -> np.ndarray:
     """Indices of the users of each replicate: (draws, users) integers in 0..users-1, drawn
-    with replacement."""
+    with replacement; refused (ValueError) before drawing when they and their counts would
+    not fit in memory."""
+    check_allocation(3 * float(draws) * users, f"bootstrap {draws} resamplings of the {users} "
+                     f"users")
     return rng.integers(0, users, size=(int(draws), users), dtype=np.int32)
 
 

@@ -23,9 +23,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .checks import check_integer, check_ranks, check_vector
+from .checks import check_allocation, check_integer, check_ranks, check_vector
 from .metrics import parse_metric
 from .registry import SAMPLING_LAWS
+from .seeds import as_generator
 
 __all__ = ["SAMPLING_LAWS", "check_sampling", "check_nm", "check_candidates", "rank_pmf",
            "rank_pmf_band", "log_rank_pmf", "log_rank_pmf_at", "expected_sampled_metric", "expected_metric_matrix",
@@ -188,6 +189,8 @@ def rank_pmf(r, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
     """
     n, m = check_nm(n, m, sampling)
     r = _check_ranks(r, n)
+    check_allocation(3 * max(r.size, 1) * (m + 1), f"the law p(r~ | r) of {r.size} true ranks "
+                     f"over m+1 = {m + 1} sampled ranks")
     return np.exp(log_rank_pmf(np.asarray(r)[..., None], np.arange(m + 1), n, m, sampling))
 
 
@@ -334,13 +337,25 @@ def draw_sampled_ranks(r, n, m: int, sampling: str = "binomial",
     >>> draw_sampled_ranks([1, 1853, 3706], n=3706, m=100, rng=0)
     array([  1,  52, 101])
     """
-    rng = np.random.default_rng(rng)
+    rng = as_generator(rng)
     m = check_integer("m (number of sampled items)", m)
     n_arr = check_ranks("n (number of items)", n, 2)
     check_sampling(sampling)
     if np.any(n_arr <= m) or m < 1:
         raise ValueError(f"need n > m >= 1, got m={m} and min n={int(n_arr.min())}")
-    r = check_ranks("true ranks", r, 1, n_arr)
+    r = check_ranks("true ranks", r, 1, n_arr, hi_name="n")
+    if size is not None:
+        shape = tuple(check_integer("size", x, 0) for x in (size if np.ndim(size) else [size]))
+        try:
+            fits = np.broadcast_shapes(np.broadcast_shapes(r.shape, n_arr.shape), shape) == shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"size {shape} does not hold the shape "
+                             f"{np.broadcast_shapes(r.shape, n_arr.shape)} of the true ranks "
+                             f"and n")
+        check_allocation(2 * np.prod(shape, dtype=float), f"{np.prod(shape, dtype=float):.0f} "
+                         f"sampled ranks (size={size!r})")
     if sampling == "binomial":
         return 1 + rng.binomial(m, (r - 1) / (n_arr - 1.0), size=size)
     return 1 + rng.hypergeometric(r - 1, n_arr - r, m, size=size)

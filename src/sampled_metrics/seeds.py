@@ -13,7 +13,9 @@ import zlib
 
 import numpy as np
 
-__all__ = ["seed_words", "derive_seed", "generator"]
+from .checks import check_integer
+
+__all__ = ["seed_words", "derive_seed", "generator", "as_generator"]
 
 
 def seed_words(seed: int, *keys) -> list[int]:
@@ -24,9 +26,7 @@ def seed_words(seed: int, *keys) -> list[int]:
     ValueError
         If ``seed`` is not a non-negative integer.
     """
-    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    words = [int(seed)]
+    words = [check_integer("seed", seed, 0)]
     for key in keys:
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and key >= 0:
             words.append(int(key))
@@ -51,3 +51,13 @@ def generator(seed: int, *keys) -> np.random.Generator:
     True
     """
     return np.random.default_rng(np.random.SeedSequence(seed_words(seed, *keys)))
+
+
+def as_generator(rng) -> np.random.Generator:
+    """``rng`` as a numpy Generator: a Generator (or a bit generator or seed sequence) as
+    numpy reads it, a seed (an integer >= 0) or None (fresh entropy) for ``default_rng``; a
+    one-line ValueError for anything else."""
+    if rng is not None and not isinstance(rng, (np.random.Generator, np.random.BitGenerator,
+                                                np.random.SeedSequence)):
+        rng = check_integer("rng (a numpy Generator or a seed)", rng, 0)
+    return np.random.default_rng(rng)

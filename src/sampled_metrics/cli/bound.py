@@ -57,6 +57,7 @@ def run(args):
     import pandas as pd
 
     from ..bounds import bound_full_metrics, parse_observed
+    from ..checks import check_distinct, check_level
     from ..metrics import parse_metric
     try:
         parse_observed(args.observed)
@@ -68,13 +69,15 @@ def run(args):
             targets.append(parse_metric(name))
         except ValueError as err:
             raise ValueError(f"--metric {name!r}: {err}") from None
+    check_distinct("metric", [x.name for x in targets])
     shapes = []
-    for name in split_names(args.shape, "--shape"):
+    given = split_names(args.shape, "--shape")
+    for name in given:
         if name.lower() not in SHAPE_NAMES:
             raise ValueError(f"--shape {name!r}: expected none or non-increasing")
         shapes.append(SHAPE_NAMES[name.lower()])
-    if not 0 < args.level < 1:
-        raise ValueError(f"--level must lie in (0, 1), got {args.level}")
+    check_distinct("shape", [x.lower() for x in given], given)
+    check_level("--level", args.level)
     if args.tolerance is not None and not 0 <= args.tolerance < float("inf"):
         raise ValueError(f"--tolerance must be finite and >= 0, got {args.tolerance}")
     if args.users is not None and args.users < 1:

@@ -6,7 +6,7 @@ from pathlib import Path
 from ..registry import COMPARE_METHODS, DEFAULT_METHODS
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, \
-    read_sampled_ranks, resolve_inputs, split_names
+    check_bootstrap, read_sampled_ranks, resolve_inputs, split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -69,6 +69,7 @@ def run(args):
     from ..multipositive.longformat import long_format
 
     paths = {"a": Path(args.a), "b": Path(args.b)}
+    check_bootstrap(args)
     check_interval_draws("--bootstrap", args.bootstrap, args.level)
     formats = {k: long_format(p) for k, p in paths.items()}
     apply_evaluator(args, any(formats.values()), args.a)

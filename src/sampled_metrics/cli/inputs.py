@@ -160,13 +160,11 @@ def split_names(text: str, what: str) -> list[str]:
 
 def check_bootstrap(args) -> None:
     """``--level``, ``--bootstrap`` and ``--seed``: ValueError naming the option at fault."""
-    from ..checks import check_bootstrap_draws
+    from ..checks import check_bootstrap_draws, check_integer, check_level
 
-    if not 0 < args.level < 1:
-        raise ValueError(f"--level must lie in (0, 1), got {args.level}")
+    check_level("--level", args.level)
     check_bootstrap_draws("--bootstrap", args.bootstrap, args.level)
-    if args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {args.seed}")
+    check_integer("--seed", args.seed, 0)
 
 
 def check_processes(processes: int | None) -> int:

@@ -43,7 +43,9 @@ def run(args):
     even m = max_m misses the target (a note says so)."""
     import pandas as pd
 
+    from ..checks import check_distinct
     from ..corrections.planning import required_sample_size
+    from ..corrections.vectors import correction_label
     from ..logs import progress
     from ..metrics import parse_metrics
     from ..sampling import check_nm
@@ -52,9 +54,11 @@ def run(args):
     check_nm(args.n, 1, args.sampling)
     prior = read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []
+    methods = split_names(args.method, "method")
+    check_distinct("correction", [correction_label(x) for x in methods], methods)
     pairs = [(metric, correction)
-             for metric in parse_metrics(split_names(args.metric, "metric"))
-             for correction in split_names(args.method, "method")]
+             for metric in parse_metrics(split_names(args.metric, "metric"), distinct=True)
+             for correction in methods]
     with progress("sampled-metrics plan", total=len(pairs)) as bar:
         for metric, correction in pairs:
             what = f"{metric.name} {correction}"

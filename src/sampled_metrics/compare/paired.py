@@ -6,21 +6,22 @@ per user.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from ..checks import check_integer
+from ..checks import check_distinct, check_integer, check_sampled_ranks
 from ..corrections.mn import mn_correction
 from ..corrections.vectors import correction_label, correction_vectors
 from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
-from ..metrics import parse_metric
+from ..metrics import parse_metrics
 from ..multipositive.positives import DEFAULT_MAX_M, correct_positives
-from ..registry import COMPARE_METHODS, CORRECTIONS
+from ..registry import COMPARE_METHODS, CORRECTIONS, name_list
 from ..resampling import percentile_interval, resampled_counts, resampled_users
 from ..sampling import check_nm
-from ..seeds import generator
+from ..seeds import as_generator, generator
 from .bias import MES_ETA, bias_curve, mes_gradient
 from .matching import MIN_USERS, check_positive_tables
 from .verdicts import check_interval_draws, exact_interval, verdict
@@ -40,34 +41,28 @@ COMPARE_COLUMNS = ["a", "b", "metric", "method", "value_a", "value_b", "differen
 def _parse_methods(methods) -> list[str]:
     """Canonical labels (:data:`~sampled_metrics.registry.COMPARE_METHODS`); ValueError (one
     line) for an unknown method."""
+    given = name_list(methods, "method")
     out = []
-    for method in [methods] if isinstance(methods, str) else methods:
+    for method in given:
         name, _ = COMPARE_METHODS.resolve(method)
         out.append(correction_label(method) if name in CORRECTIONS else name)
-    if not out:
-        raise ValueError("no method given")
-    if len(set(out)) != len(out):
-        raise ValueError(f"a method is given twice: {', '.join(out)}")
+    check_distinct("method", out, given)
     return out
 
 
 def _check_inputs(sampled: dict, m: int, paired: bool) -> dict:
-    if not isinstance(sampled, dict) or len(sampled) < 2:
+    if not isinstance(sampled, Mapping):
+        raise ValueError(f"sampled must be a mapping name -> sampled ranks, got "
+                         f"{type(sampled).__name__}")
+    if len(sampled) < 2:
         raise ValueError("need sampled ranks of at least two recommenders")
+    if not isinstance(paired, (bool, np.bool_)):
+        raise ValueError(f"paired must be True or False, got {paired!r:.60}")
     out = {}
     for name, ranks in sampled.items():
-        r = np.asarray(ranks)
-        if r.ndim != 1 or r.size < MIN_USERS:
-            raise ValueError(f"{name}: sampled ranks must be a vector of at least {MIN_USERS} "
-                             f"users, got shape {r.shape}")
-        if not np.issubdtype(r.dtype, np.integer):
-            if not (np.issubdtype(r.dtype, np.number) and np.all(np.mod(r, 1) == 0)):
-                raise ValueError(f"{name}: sampled ranks must be integers")
-        r = r.astype(np.int64)
-        if r.min() < 1 or r.max() > m + 1:
-            raise ValueError(f"{name}: sampled ranks must lie in 1..m+1={m + 1}, got "
-                             f"{r.min()}..{r.max()}")
-        out[name] = r
+        if not str(name).strip():
+            raise ValueError(f"a recommender's name must not be blank, got {name!r}")
+        out[name] = check_sampled_ranks(f"{name}: sampled ranks", ranks, m, MIN_USERS)
     sizes = {r.size for r in out.values()}
     if paired and len(sizes) != 1:
         raise ValueError(f"paired comparison needs the same users for every recommender, got "
@@ -141,16 +136,14 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     n, m = check_nm(n, m, sampling)
     sampled = _check_inputs(sampled, m, paired)
     labels = _parse_methods(methods)
-    metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
-    if not metric_list:
-        raise ValueError("no metric given")
+    metric_list = parse_metrics(metrics, distinct=True)
     check_interval_draws("bootstrap", bootstrap, level)
     check_integer("estimator_bootstrap", estimator_bootstrap, 0)
     if plugin not in ("mes", None):
         raise ValueError(f"unknown plug-in estimator {plugin!r}; expected 'mes' (or None)")
     if plugin is None and ("mn" in labels or "mes" in labels):
         raise ValueError("methods 'mn' and 'mes' need the MES plug-in (plugin='mes')")
-    rng = generator(seed, "compare") if rng is None else rng
+    rng = generator(seed, "compare") if rng is None else as_generator(rng)
     names = list(sampled)
     K = len(metric_list)
     W = np.stack([x.weights(n) for x in metric_list])                       # (K, n)
@@ -168,7 +161,8 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     E = len(vec_labels)
     for name in names:
         V = vectors[name].reshape(K * E, m + 1)
-        values[name] = (np.vstack([hists[name], reps[name]]) @ V.T).reshape(-1, K, E)
+        values[name] = (np.vstack([hists[name], reps[name]]) @ V.T).reshape(
+            1 + reps[name].shape[0], K, E)
         if plugin is None or E == 0:
             biases[name] = np.zeros_like(values[name])
             continue
@@ -235,7 +229,7 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
     -------
     pandas.DataFrame with :data:`COMPARE_COLUMNS`, one row per (pair, metric, method).
     """
-    metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
+    metric_list = parse_metrics(metrics, distinct=True)
     labels = _parse_methods(methods)
     refused = [x for x in labels if x in ESTIMATOR_METHODS + PRIOR_METHODS]
     if refused:

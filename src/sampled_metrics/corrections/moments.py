@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..checks import check_allocation
+from ..checks import check_allocation, check_vector
 from ..metrics import parse_metric
 from ..sampling import check_nm, narrow_block_rows, rank_pmf, rank_pmf_band
 
@@ -29,11 +29,11 @@ def check_prior(prior, n: int) -> np.ndarray | None:
     """None for the uniform prior p(r) = 1/n, else a validated float64 vector of length n."""
     if prior is None:
         return None
-    p = np.asarray(prior, dtype=np.float64)
+    p = check_vector("prior", prior)
     if p.shape != (n,):
         raise ValueError(f"prior must be a vector of length n={n}, got shape {p.shape}")
-    if not np.all(np.isfinite(p)) or np.any(p < 0):
-        raise ValueError("prior must be finite and non-negative")
+    if np.any(p < 0):
+        raise ValueError("prior must be non-negative")
     if abs(p.sum() - 1.0) > 1e-8:
         raise ValueError(f"prior must sum to 1, sums to {p.sum():.12g}")
     return p

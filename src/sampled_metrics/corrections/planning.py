@@ -26,7 +26,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..checks import check_allocation
+from ..checks import check_allocation, check_integer, check_real
 from ..metrics import parse_metric
 from ..sampling import check_nm, expected_metric_matrix
 from .moments import check_prior
@@ -93,12 +93,19 @@ def required_sample_size(metric, n: int, target: float, correction: str = "sampl
     >>> plan.m, round(plan.bias, 3)
     (8, 0.05)
     """
-    if not target > 0:
+    if not check_real("target bias", target) > 0:
         raise ValueError(f"target bias must be positive, got {target}")
     label = correction_label(correction)
     metric_name = parse_metric(metric).name
-    max_m = n - 1 if max_m is None else int(max_m)
+    n, _ = check_nm(n, 1, sampling)
+    max_m = n - 1 if max_m is None else check_integer("max_m", max_m, 1)
     check_nm(n, max_m, sampling)
+    grid_points = check_integer("grid_points", grid_points, 2)
+    check_allocation(2 * grid_points, f"a grid of {grid_points} sample sizes")
+    if not 0 <= check_real("rel_precision", rel_precision) < float("inf"):
+        raise ValueError(f"rel_precision must be finite and >= 0, got {rel_precision}")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable, got {type(callback).__name__}")
 
     values = {}
 

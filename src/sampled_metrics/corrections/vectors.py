@@ -11,7 +11,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
-from ..checks import check_ranks, check_vector
+from ..checks import check_allocation, check_ranks, check_vector
 from ..metrics import parse_metric
 from ..registry import CORRECTIONS
 from ..sampling import check_nm, sampled_metric_weights
@@ -348,6 +348,9 @@ def correction_array(metric_list, n: int, m: int, parsed, mom,
     """Correction vectors from the moments ``mom`` for n: array (K, E, m+1), [k, e] = M^ of
     metric k and correction e (``parsed`` from :func:`parse_corrections`), each solved by
     its entry of :data:`~sampled_metrics.registry.CORRECTIONS`."""
+    check_allocation(2 * len(metric_list) * len(parsed) * (m + 1),
+                     f"the correction vectors of {len(metric_list)} metric(s) x {len(parsed)} "
+                     f"correction(s) over m+1 = {m + 1} sampled ranks")
     out = np.empty((len(metric_list), len(parsed), m + 1))
     # one eigen-decomposition serves CLS, minimal bias and several BV; a single BV is solved
     # directly

@@ -9,7 +9,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..checks import check_allocation
+from ..checks import check_allocation, check_ranks
 from ..sampling import check_nm, rank_pmf
 
 __all__ = ["sampled_rank_histogram", "mixture_matrix", "check_law_matrix_size",
@@ -33,15 +33,9 @@ def sampled_rank_histogram(sampled_ranks, m: int, normalize: bool = True) -> np.
     ndarray of length m + 1; entry ``r~ - 1`` is P~(r~) (or the count).
     """
     m = _check_m(m)
-    s = np.asarray(sampled_ranks).reshape(-1)
+    s = check_ranks("sampled ranks", sampled_ranks, 1, m + 1, hi_name="m+1").reshape(-1)
     if s.size == 0:
         raise ValueError("need at least one sampled rank, got none")
-    if not np.issubdtype(s.dtype, np.integer):
-        if not (np.issubdtype(s.dtype, np.number) and np.all(np.mod(s, 1) == 0)):
-            raise ValueError("sampled ranks must be integers")
-        s = s.astype(np.int64)
-    if s.min() < 1 or s.max() > m + 1:
-        raise ValueError(f"sampled ranks must lie in 1..m+1={m + 1}, got {s.min()}..{s.max()}")
     counts = np.bincount(s - 1, minlength=m + 1)
     return counts / s.size if normalize else counts
 

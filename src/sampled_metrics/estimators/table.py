@@ -4,13 +4,16 @@ bootstrap interval over users that covers the users' noise, not the estimator's 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
-from ..checks import available_cpus, check_allocation, check_bootstrap_draws, check_integer
+from ..checks import available_cpus, check_allocation, check_bootstrap_draws, \
+    check_distinct, check_integer, check_sampled_ranks
 from ..logs import progress
 from ..metrics import parse_metrics
-from ..registry import DEFAULT_METHODS
+from ..registry import DEFAULT_METHODS, name_list
 from ..resampling import COVERS_NOISE, bootstrap_histograms, percentile_interval
 from ..sampling import check_nm
 from .dispatch import estimate_batches, estimate_from_histogram, parse_estimator
@@ -89,22 +92,18 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
     """
     n, m = check_nm(n, m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
+    seed = check_integer("seed", seed, 0)
     processes = available_cpus() if processes is None else check_integer("processes",
                                                                            processes, 1)
     check_estimate_size(n, m, bootstrap)
-    metrics = parse_metrics(metrics)
-    estimators = [estimators] if isinstance(estimators, str) else list(estimators)
-    if not estimators:
-        raise ValueError("no estimator given")
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(estimators))
-    if unknown:
-        raise ValueError(f"options given for {', '.join(unknown)}, which are not among the "
-                         f"estimators {', '.join(estimators)}")
+    metrics = parse_metrics(metrics, distinct=True)
+    estimators = name_list(estimators, "estimator")
+    check_distinct("estimator", [str(x).lower() for x in estimators], estimators)
+    options = _check_options(options, estimators)
     for estimator in estimators:
         parse_estimator(estimator, **options.get(estimator, {}))     # fail early
+    ranks = check_sampled_ranks("sampled ranks", sampled_ranks, m)
     weights = np.stack([metric.weights(n) for metric in metrics])
-    ranks = np.asarray(sampled_ranks)
     hist = sampled_rank_histogram(ranks, m)
     boot = bootstrap_histograms(ranks, m, bootstrap, seed) if bootstrap else None
     rows = []
@@ -127,3 +126,22 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
     table["covers"] = COVERS_NOISE
     table.attrs["notes"] = ([WMLE_NOTE] if "wmle" in estimators else []) + [ESTIMATE_NOTE]
     return table
+
+
+def _check_options(options, estimators: list) -> dict:
+    """``options`` as {estimator: {option: value}}, each for one of ``estimators``; a
+    one-line ValueError for anything else."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options must be a mapping estimator -> {{option: value}}, got "
+                         f"{options!r:.60}")
+    for name, given in options.items():
+        if not isinstance(given, Mapping):
+            raise ValueError(f"options for {name!r} must be a mapping option -> value, got "
+                             f"{given!r:.60}")
+    unknown = sorted(set(options) - set(estimators), key=str)
+    if unknown:
+        raise ValueError(f"options given for {', '.join(map(str, unknown))}, which are not "
+                         f"among the estimators {', '.join(map(str, estimators))}")
+    return dict(options)

@@ -231,7 +231,7 @@ recbole-uni, recbole-pop
     """
     if isinstance(name, Evaluator):
         return name
-    if name not in EVALUATORS:
+    if not isinstance(name, str) or name not in EVALUATORS:
         raise ValueError(f"unknown evaluator {name!r}; expected one of "
                          f"{', '.join(EVALUATORS)}")
     return EVALUATORS[name]

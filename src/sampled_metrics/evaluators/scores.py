@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..checks import check_integer
+from ..checks import check_integer, check_ranks
 from ..seeds import generator
 from .catalogue import correctable_evaluator
 
@@ -78,9 +78,13 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
     'binomial'
     """
     e = correctable_evaluator(evaluator)
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim != 2 or scores.shape[1] < 2:
-        raise ValueError(f"scores must be (rows, 1 + m) with m >= 1, got shape "
+    try:
+        scores = np.asarray(scores, dtype=np.float64)
+    except (ValueError, TypeError):
+        raise ValueError("scores must be numbers in an array of one shape, (rows, 1 + m)"
+                         ) from None
+    if scores.ndim != 2 or scores.shape[0] < 1 or scores.shape[1] < 2:
+        raise ValueError(f"scores must be (rows, 1 + m) with rows >= 1 and m >= 1, got shape "
                          f"{scores.shape}")
     if not np.isfinite(scores).all():
         raise ValueError("scores must be finite (found NaN or infinity)")
@@ -88,9 +92,14 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
     positive = check_integer("positive", positive)
     if not 0 <= positive < width:
         raise ValueError(f"positive column {positive} outside 0..{width - 1}")
-    N = np.broadcast_to(np.asarray(n_nonrelevant), (rows,)).astype(np.int64)
-    if (np.asarray(n_nonrelevant) != np.round(n_nonrelevant)).any() or (N < 1).any():
-        raise ValueError("n_nonrelevant must be integers >= 1")
+    N = check_ranks("n_nonrelevant", n_nonrelevant, 1)
+    if N.ndim > 1 or N.size not in (1, rows):
+        raise ValueError(f"n_nonrelevant must be one number or one per row ({rows} rows), got "
+                         f"shape {N.shape}")
+    N = np.broadcast_to(N.reshape(-1), (rows,)).astype(np.int64)
+    if users is not None and np.shape(users) != (rows,):
+        raise ValueError(f"users must give one label per row ({rows} rows), got "
+                         f"{np.size(users)}")
     negatives = np.delete(np.arange(width), positive)
     pos = scores[:, positive]
     neg = scores[:, negatives]

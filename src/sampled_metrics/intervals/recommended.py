@@ -33,7 +33,7 @@ import pandas as pd
 from scipy import stats
 from threadpoolctl import threadpool_limits
 
-from ..checks import check_integer
+from ..checks import check_integer, check_level
 from ..metrics import parse_metrics
 from ..multipositive.positives import positive_normaliser
 from ..multipositive.shifted import ShiftedMetric
@@ -96,8 +96,7 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     True
     """
     check_sampling(sampling)
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
+    check_level("level", level)
     metrics = parse_metrics(metrics)
     s = np.asarray(sampled_ranks).reshape(-1)
     n_u = np.broadcast_to(np.asarray(n), s.shape)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..checks import check_bootstrap_draws
-from ..corrections.vectors import correction_label, correction_vectors, parse_correction
+from ..checks import check_bootstrap_draws, check_distinct, check_integer, check_sampled_ranks
+from ..corrections.vectors import correction_label, correction_vectors
 from ..evaluators.catalogue import evaluator_sampling
 from ..metrics import parse_metrics
 from ..multipositive.longformat import read_positions, summarise_long
-from ..registry import DEFAULT_METHODS
+from ..registry import DEFAULT_METHODS, name_list
 from ..resampling import COVERS_FULL, COVERS_NOISE, bootstrap_histograms, percentile_interval
 from ..sampling import check_nm, check_sampling
 from .recommended import RECOMMENDED, recommended_interval
@@ -81,15 +81,16 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
     check_sampling(sampling)
     n, m = check_nm(n, m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
-    metrics = parse_metrics(metrics)
+    seed = check_integer("seed", seed, 0)
+    metrics = parse_metrics(metrics, distinct=True)
     names = correction_names(corrections)
     specs = [(x, gamma) if x.lower() == "bv" else x for x in names if x != RECOMMENDED]
     if gamma is not None and not any(x.lower() == "bv" for x in names):
         raise ValueError(f"gamma {gamma:g} only applies to the correction 'bv', but the "
                          f"corrections are {', '.join(names)}")
-    for spec in specs:
-        parse_correction(*spec) if isinstance(spec, tuple) else parse_correction(spec)
-    ranks = np.asarray(sampled_ranks)
+    check_distinct("correction", [x if x == RECOMMENDED else correction_label(
+        x, gamma if x.lower() == "bv" else None) for x in names], names)
+    ranks = check_sampled_ranks("sampled ranks", sampled_ranks, m)
     vectors = correction_vectors(metrics, n, m, specs, sampling) if specs else {}
     boot = bootstrap_histograms(ranks, m, bootstrap, seed) if specs else None
     best = (recommended_interval(ranks, n, m, [x.name for x in metrics], sampling, level)
@@ -160,14 +161,8 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
 def correction_names(corrections) -> list[str]:
     """The corrections asked for, as a list of names (a string is one name, or several
     separated by commas, never its letters)."""
-    if isinstance(corrections, str):
-        corrections = corrections.split(",")
-    names = [correction_label(*x) if isinstance(x, tuple) else str(x).strip()
-             for x in corrections]
-    names = [x for x in names if x]
-    if not names:
-        raise ValueError("no correction given")
-    return names
+    return [correction_label(*x) if isinstance(x, tuple) else str(x)
+            for x in name_list(corrections, "correction")]
 
 
 def _recommended_row(metric: str, row, users: int) -> tuple:
