@@ -183,7 +183,7 @@ def test_compare_repeats_scores_verdicts_against_exact():
     (dict(methods=["cls", "magic"]), "unknown method 'magic'"),
     (dict(methods=["cls", "cls"]), "given twice"),
     (dict(level=1.0), "level must lie in"),
-    (dict(bootstrap=0), "bootstrap must be >= 1: a verdict needs an interval"),
+    (dict(bootstrap=0), "bootstrap 0 is too few draws for a 95% interval"),
     (dict(bootstrap=1), "bootstrap 1 is too few draws for a 95% interval"),
     (dict(plugin="mle"), "unknown plug-in"),
     (dict(plugin=None, methods=["mn"]), "need the MES plug-in"),

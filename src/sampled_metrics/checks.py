@@ -106,16 +106,18 @@ def check_vector(name: str, v, length: int | None = None) -> np.ndarray:
     return arr
 
 
-def check_bootstrap_draws(name: str, draws: int, level: float) -> int:
-    """``draws`` for a percentile bootstrap interval at ``level``: 0 (no interval) or enough
-    that each tail beyond the interval holds a draw, draws (1 - level) / 2 >= 1 (40 at 0.95;
-    fewer give the range of the draws, or one draw twice)."""
+def check_bootstrap_draws(name: str, draws: int, level: float, none: bool = True) -> int:
+    """``draws`` for a percentile bootstrap interval at ``level``: 0 (no interval, where
+    ``none`` allows it) or enough that each tail beyond the interval holds a draw,
+    draws (1 - level) / 2 >= 1 (40 at 0.95; fewer give the range of the draws, or one draw
+    twice)."""
     draws = check_integer(name, draws, 0)
     check_level("level", level)
     need = math.ceil(round(2 / (1 - level), 9))
-    if 0 < draws < need:
+    if 0 < draws < need or (draws == 0 and not none):
         raise ValueError(f"{name} {draws} is too few draws for a {100 * level:g}% interval "
-                         f"(each tail needs a draw): give at least {need}, or 0 for none")
+                         f"(each tail needs a draw): give at least {need}"
+                         + (", or 0 for none" if none else ""))
     return draws
 
 

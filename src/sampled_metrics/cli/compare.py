@@ -53,7 +53,7 @@ def add_parser(sub) -> None:
                         "independent (default); unpaired: different users")
     p.add_argument("--repeats", help="with rank files: compare the first N repeats (or "
                    "'all') against the exact ranks and print counts over repeats")
-    add_bootstrap_options(p, what=" of the difference")
+    add_bootstrap_options(p, what=" of the difference", none=False)
     p.add_argument("--estimator-bootstrap", type=int, default=50,
                    help="refits of the mle estimator for its interval (default %(default)s)")
     add_format_option(p)
@@ -69,8 +69,8 @@ def run(args):
     from ..multipositive.longformat import long_format
 
     paths = {"a": Path(args.a), "b": Path(args.b)}
-    check_bootstrap(args)
     check_interval_draws("--bootstrap", args.bootstrap, args.level)
+    check_bootstrap(args)
     formats = {k: long_format(p) for k, p in paths.items()}
     apply_evaluator(args, any(formats.values()), args.a)
     if any(formats.values()):

@@ -50,11 +50,13 @@ def add_sample_options(p, what: str = "--ranks") -> None:
                    "to read (default 0)")
 
 
-def add_bootstrap_options(p, bootstrap: int = DEFAULT_BOOTSTRAP, what: str = "") -> None:
-    """``--bootstrap``, ``--level``, ``--seed``."""
+def add_bootstrap_options(p, bootstrap: int = DEFAULT_BOOTSTRAP, what: str = "",
+                          none: bool = True) -> None:
+    """``--bootstrap``, ``--level``, ``--seed`` (``none``: 0 draws, no interval, allowed)."""
     p.add_argument("--bootstrap", type=int, default=bootstrap,
-                   help=f"bootstrap draws over users{what} (default %(default)s; 0 = no "
-                        "interval; else at least 2 / (1 - level), 40 at level 0.95)")
+                   help=f"bootstrap draws over users{what} (default %(default)s; "
+                        + ("0 = no interval; else " if none else "")
+                        + "at least 2 / (1 - level), 40 at level 0.95)")
     p.add_argument("--level", type=float, default=0.95,
                    help="confidence level of every interval (default %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")

@@ -15,10 +15,8 @@ VERDICTS = ("a_better", "b_better", "not_distinguishable")
 
 def check_interval_draws(name: str, draws, level: float) -> int:
     """Bootstrap replicates of a comparison: enough for an interval at ``level``
-    (:func:`sampled_metrics.checks.check_bootstrap_draws`), and not 0 (a verdict needs one)."""
-    if check_bootstrap_draws(name, draws, level) == 0:
-        raise ValueError(f"{name} must be >= 1: a verdict needs an interval")
-    return int(draws)
+    (:func:`sampled_metrics.checks.check_bootstrap_draws`), never 0 (a verdict needs one)."""
+    return check_bootstrap_draws(name, draws, level, none=False)
 
 
 def verdict(low, high) -> np.ndarray:
