@@ -8,6 +8,7 @@ import sys
 from snakemake.utils import min_version, validate
 
 from sampled_metrics.workflow.configuration.check import ConfigError, check_config
+from sampled_metrics.workflow.summary import print_run_summary
 
 min_version("9.0")  # callable rule priorities (fit)
 
@@ -54,3 +55,9 @@ rule all:
         jin_targets(),
         practice_targets(),
     default_target: True
+
+
+# After a successful run: where the tables, figures, report and logs are, and Table 3's
+# headline, from the files the run wrote (summary.py; it never fails the run).
+onsuccess:
+    print_run_summary(config, workflow.configfiles)

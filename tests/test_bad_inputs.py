@@ -390,6 +390,10 @@ CONFIG_CASES = [
     ("study.figure6.max_m", 500, "config key study.figure6.max_m: m = 500"),
     ("jin.m", 160, "config key jin.m: m = 160 sampled items, but dataset 'synthetic-small'"),
     ("jin.figure3.m_values", [49, 1000], "config key jin.figure3.m_values[1]: m = 1000"),
+    ("practice.m", 5000, "config key practice.m: m = 5000 sampled items, but dataset 'ml-1m' "
+                         "has only 3706 items (the published ml-1m) (need m < 3706)"),
+    ("study.drop_users_with_few_candidates", "yes",
+     "config key study.drop_users_with_few_candidates: expected boolean, found 'yes' (str)"),
     ("jin.figure3.recommender", "W", "config key jin.figure3.recommender: recommender 'W'"),
     ("jin.recommenders", ["X"], "config key jin.recommenders: must not be empty"),
     ("jin.figure1.recommender", "NeuMF", "config key jin.figure1.recommender: 'NeuMF' is not in "
@@ -550,9 +554,52 @@ def test_parquet_without_pyarrow_is_a_config_mistake(tmp_path, monkeypatch, spec
     assert "is a Parquet file, which needs pyarrow, not installed: pip install pyarrow" in message
     monkeypatch.setattr(check, "pyarrow_available", lambda: True)
     check_config(copy.deepcopy(config), SCHEMA)
-    (tmp_path / "mine.csv").write_text("u,i,t\n1,2,3\n")
+    (tmp_path / "mine.csv").write_text("u,i,t\n" + "".join(f"1,{i},{i}\n" for i in range(200)))
     config["datasets"]["mine"] = {**PARQUET, "path": "mine.csv"}
     monkeypatch.setattr(check, "pyarrow_available", lambda: False)
+    check_config(config, SCHEMA)
+
+
+def _clicks(path: Path, n_items: int) -> Path:
+    """An interactions CSV of 30 users, each with every one of ``n_items`` items."""
+    path.write_text("user,item,ts\n" + "".join(f"{u},{i},{u * 1000 + i}\n"
+                                                for u in range(30) for i in range(n_items)))
+    return path
+
+
+CLICKS = {"format": "interactions", "path": "clicks.csv", "md5": "0" * 32, "user_col": "user",
+          "item_col": "item", "time_col": "ts"}
+
+
+@pytest.mark.parametrize("n_items, change, expected", [
+    (40, {}, "config key study.m: m = 50 sampled items, but dataset 'mine' has only 40 items "
+             "in clicks.csv (need m < 40)"),
+    (60, {}, "config key jin.figure3.m_values[1]: m = 99 sampled items, but dataset 'mine' has "
+             "only 60 items in clicks.csv (need m < 60); or set jin.enabled: false"),
+    (60, {"jin": {"enabled": False}}, None),
+    (60, {"jin": {"enabled": False}, "practice": {"datasets": ["mine"], "m": 70}},
+     "config key practice.m: m = 70 sampled items, but dataset 'mine' has only 60 items"),
+])
+def test_m_is_checked_against_the_items_of_a_local_interactions_file(tmp_path, monkeypatch,
+                                                                     n_items, change, expected):
+    """Every m of every branch (study, Jin, practice) against the items of a local
+    interactions file, read when the config is checked: one line naming the key, m and the
+    item count; the file is not read when it is larger than READ_ITEMS_MAX_BYTES."""
+    import sampled_metrics.workflow.configuration.check as check
+    monkeypatch.chdir(tmp_path)
+    _clicks(tmp_path / "clicks.csv", n_items)
+    config = copy.deepcopy(BASE)
+    config["datasets"]["mine"] = dict(CLICKS)
+    config["study"]["datasets"] = ["mine"]
+    for section, values in change.items():
+        config[section].update(values)
+    if expected is None:
+        check_config(config, SCHEMA)
+        return
+    with pytest.raises(ConfigError) as err:
+        check_config(config, SCHEMA)
+    assert one_line(str(err.value)).startswith(expected), str(err.value)
+    monkeypatch.setattr(check, "READ_ITEMS_MAX_BYTES", 100)      # too large to read now
     check_config(config, SCHEMA)
 
 
@@ -580,14 +627,33 @@ def test_parquet_without_pyarrow_is_a_config_mistake(tmp_path, monkeypatch, spec
      "sampled-metrics: config key datasets.mine: user_col and item_col both name column 'id'"),
 ])
 def test_snakemake_dry_run_fails_in_one_line(tmp_path, extra, expected):
-    wd = copy_workflow(tmp_path)
-    (wd / "my.yaml").write_text(extra)
+    message = _dry_run_error(copy_workflow(tmp_path), extra)
+    assert message.startswith(expected), message
+
+
+def _dry_run_error(wd: Path, config: str) -> str:
+    """The last line of ``snakemake -n`` with ``config`` as a second config file, my.yaml, in
+    the workflow copy ``wd``: the run must fail, with no traceback and no file left."""
+    (wd / "my.yaml").write_text(config)
     before = files_under(wd)
-    proc = snakemake(wd, "my.yaml", "-n", timeout=300)       # my.yaml: a second config file
-    assert proc.returncode == 1
-    assert one_line(proc.stderr.strip().splitlines()[-1]).startswith(expected), proc.stderr
+    proc = snakemake(wd, "my.yaml", "-n", timeout=300)
+    assert proc.returncode == 1, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     assert {p for p in files_under(wd) - before if p.parts[0] != ".snakemake"} == set()
+    return one_line(proc.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.workflow
+@pytest.mark.slow
+def test_snakemake_dry_run_checks_m_against_a_local_interactions_file(tmp_path):
+    """The quick start's own dataset: an m not below the file's item count stops
+    ``snakemake -n`` in one line, naming the key, m and the count."""
+    wd = copy_workflow(tmp_path)
+    _clicks(wd / "clicks.csv", 40)
+    config = yaml.safe_dump({"datasets": {"mine": CLICKS}, "study": {"datasets": ["mine"]}})
+    assert _dry_run_error(wd, config) == (
+        "sampled-metrics: config key study.m: m = 50 sampled items, but dataset 'mine' has "
+        "only 40 items in clicks.csv (need m < 40)")
 
 
 @pytest.mark.workflow
@@ -597,17 +663,12 @@ def test_snakemake_dry_run_fails_in_one_line(tmp_path, extra, expected):
 def test_snakemake_dry_run_refuses_parquet_without_pyarrow(tmp_path):
     wd = copy_workflow(tmp_path)
     (wd / "mine.parquet").write_bytes(b"PAR1" + b"\0" * 8 + b"PAR1")
-    (wd / "my.yaml").write_text("datasets:\n  mine:\n    format: interactions\n    path: "
-                                "mine.parquet\n    md5: '" + "0" * 32 + "'\n    user_col: u\n"
-                                "    item_col: i\n    time_col: t\nstudy:\n  datasets: "
-                                "[mine]\n")
-    before = files_under(wd)
-    proc = snakemake(wd, "my.yaml", "-n", timeout=300)
-    assert proc.returncode == 1
-    assert one_line(proc.stderr.strip().splitlines()[-1]) == (
+    config = ("datasets:\n  mine:\n    format: interactions\n    path: mine.parquet\n    md5: '"
+              + "0" * 32 + "'\n    user_col: u\n    item_col: i\n    time_col: t\nstudy:\n  "
+              "datasets: [mine]\n")
+    assert _dry_run_error(wd, config) == (
         "sampled-metrics: config key datasets.mine: 'mine.parquet' is a Parquet file, which "
-        "needs pyarrow, not installed: pip install pyarrow (or convert it to CSV)"), proc.stderr
-    assert {p for p in files_under(wd) - before if p.parts[0] != ".snakemake"} == set()
+        "needs pyarrow, not installed: pip install pyarrow (or convert it to CSV)")
 
 
 # --- data files ---------------------------------------------------------------------------

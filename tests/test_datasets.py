@@ -66,6 +66,43 @@ def test_fetch_truncated_download_leaves_nothing(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_failed_fetch_says_in_one_line_which_config_keys_to_set(tmp_path, monkeypatch):
+    """A failed download or an MD5 mismatch names datasets.<name>.path and .md5 as the user
+    writes them, and says what became of the file: a download is discarded, a local file is
+    left as it is."""
+    src = write_zip(tmp_path / "src.zip", "1::2::3::4\n")
+    good = md5sum(src)
+    messages = {}
+    with pytest.raises(DataError) as err:
+        fetch_archive("http://unused", "0" * 32, tmp_path / "out" / "a.zip", local_path=src,
+                      name="mine")
+    messages["local"] = str(err.value)
+    with pytest.raises(DataError) as err:
+        fetch_archive(src.as_uri(), "0" * 32, tmp_path / "out" / "a.zip", name="mine")
+    messages["download"] = str(err.value)
+
+    def refused(*args, **kwargs):
+        raise download.urllib.error.URLError("connection refused")
+
+    monkeypatch.setattr(download.urllib.request, "urlopen", refused)
+    with pytest.raises(DataError) as err:
+        fetch_archive("http://example.org/a.zip", good, tmp_path / "out" / "a.zip", name="mine")
+    messages["failed"] = str(err.value)
+    assert messages == {
+        "local": f"{src}: MD5 mismatch, expected {'0' * 32}, got {good}; the file is left as "
+                 f"it is; if it is the right one, set datasets.mine.md5: {good}, else correct "
+                 f"datasets.mine.path",
+        "download": f"{src.as_uri()}: MD5 mismatch, expected {'0' * 32}, got {good}; the "
+                    f"download is discarded; download it elsewhere, then set "
+                    f"datasets.mine.path to your copy (datasets.mine.md5 must be its MD5; "
+                    f"config/offline.yaml does so for MovieLens-1M)",
+        "failed": "http://example.org/a.zip: download failed (<urlopen error connection "
+                  "refused>); download it elsewhere, then set datasets.mine.path to your copy "
+                  "(datasets.mine.md5 must be its MD5; config/offline.yaml does so for "
+                  "MovieLens-1M)"}
+    assert md5sum(src) == good and list((tmp_path / "out").iterdir()) == []
+
+
 def test_fetch_rejects_bad_md5_string(tmp_path):
     with pytest.raises(ValueError, match="32 hex digits"):
         fetch_archive("http://x", "abc", tmp_path / "a.zip")
@@ -635,6 +672,61 @@ def test_make_split_file_and_counts(tmp_path):
     with pytest.raises(DataError, match=r"e\.zip: no ratings to split"):
         make_split(write_zip(tmp_path / "e.zip", ""), "ml-1m", tmp_path / "e.npz")
     assert not (tmp_path / "bad.npz").exists() and not (tmp_path / "e.npz").exists()
+
+
+def _ratings(users_items) -> str:
+    """ml-1m ratings lines: user u rated items 1..k (k = users_items[u - 1]), one a second."""
+    return "".join(f"{u}::{i}::4::{1000 * u + i}\n"
+                   for u, k in enumerate(users_items, 1) for i in range(1, k + 1))
+
+
+def test_split_counts_duplicate_rows_in_the_log_and_the_info(tmp_path, caplog):
+    """Duplicate (user, item) rows are collapsed into one interaction: a warning line says
+    how many, and the split's counts hold them as ratings - interactions."""
+    text = _ratings([4, 3]) + "1::2::5::9999\n2::3::5::9999\n2::3::1::9998\n"
+    with caplog.at_level("WARNING", logger="sampled_metrics.datasets"):
+        info = make_split(write_zip(tmp_path / "r.zip", text), "ml-1m", tmp_path / "s.npz")
+    assert info["ratings"] - info["interactions"] == 3 and info["interactions"] == 7
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == ["3 duplicate (user, item) rows collapsed: each pair is one "
+                        "interaction, its latest row kept (split_info.json: ratings - "
+                        "interactions)"]
+
+
+def test_split_reports_users_with_too_few_candidates(tmp_path, caplog):
+    """n_u <= m (no more unseen items than sampled ones) before any fit: one line naming how
+    many users, the key of m and the key that drops them; with it they are not evaluated
+    (their held-out item back in training), counted in the log and the info."""
+    src = write_zip(tmp_path / "r.zip", _ratings([3, 3, 9, 10]))      # 10 items
+    # n_u = 10 - (k - 1): users 1, 2: 8; user 3: 2; user 4: 1
+    with pytest.raises(DataError) as err:
+        make_split(src, "ml-1m", tmp_path / "s.npz", "mine", m=5, m_key="study.m",
+                   drop_key="study.drop_users_with_few_candidates")
+    message = str(err.value)
+    assert "\n" not in message and len(message.replace(str(src), "clicks.csv")) <= 240
+    assert message == (f"{src} (dataset 'mine'): 2 of 4 evaluated users have n_u <= m = 5 "
+                       f"items outside their training set (fewest: 1); lower study.m, or set "
+                       f"study.drop_users_with_few_candidates: true to leave them out")
+    assert not (tmp_path / "s.npz").exists()
+    with caplog.at_level("WARNING", logger="sampled_metrics.datasets"):
+        info = make_split(src, "ml-1m", tmp_path / "s.npz", "mine", m=5,
+                          drop_few_candidates=True, drop_key="study.drop_users_with_few_candidates")
+    assert (info["evaluated_users"], info["few_candidate_users"], info["dropped_users"]) == \
+        (2, 2, 0)
+    assert "2 of 4 evaluated users have n_u <= m = 5 items outside their training set " \
+           "(fewest: 1): not evaluated (study.drop_users_with_few_candidates)" in caplog.text
+    split = load_split(tmp_path / "s.npz")
+    assert split.users.tolist() == [0, 1] and split.n_u().tolist() == [8, 8]
+    assert np.diff(split.train.indptr).tolist() == [2, 2, 9, 10]    # nothing held out: all kept
+    assert info["train_interactions"] == split.train.nnz == 23
+    # without m, or when every user has enough candidates, the counts are as before
+    plain = make_split(src, "ml-1m", tmp_path / "p.npz")
+    assert "few_candidate_users" not in plain and plain["evaluated_users"] == 4
+    assert make_split(src, "ml-1m", tmp_path / "q.npz", m=0,
+                      drop_few_candidates=True)["few_candidate_users"] == 0
+    with pytest.raises(DataError, match="4 of 4 evaluated users .* so none is left to "
+                                        "evaluate; lower m"):
+        make_split(src, "ml-1m", tmp_path / "t.npz", m=9, drop_few_candidates=True)
 
 
 def test_split_file_keeps_fixed_negatives(tmp_path):

@@ -123,8 +123,39 @@ def test_recommenders_and_model_seeds(plan):
     assert plan.seed_plan() == [("A", 0), ("A", 1), ("A", 2), ("C", None)]
     assert FanOut({**SMALL, "study": {**SMALL["study"], "model_seeds": [None]}}).model_seeds() \
         == []
-    assert plan.main_dataset() == "d1"
-    assert FanOut({"study": {"datasets": []}}).main_dataset() is None
+
+
+def test_paper_figures_are_copied_from_ml1m_only():
+    """figures/figure5.pdf and the others are copies of ml-1m's (an entry of that name and
+    format): made when the study (Figures 5-6) or Jin's tables (theirs) run it, and from no
+    other dataset, first in the study or not."""
+    ml1m = {"format": "ml-1m", "md5": "0" * 32, "path": "x.zip"}
+    both = {**SMALL, "datasets": {**SMALL["datasets"], "ml-1m": ml1m},
+            "study": {**SMALL["study"], "datasets": ["d1", "ml-1m"]}}
+    assert FanOut(both).paper_figures() == ["figure5", "figure6", "jin_figure1",
+                                            "jin_figure2", "jin_figure3"]
+    assert FanOut(SMALL).paper_figures() == []
+    no_jin = {**both, "jin": {**SMALL["jin"], "datasets": ["d1"]}}
+    assert FanOut(no_jin).paper_figures() == ["figure5", "figure6"]
+    renamed = {**both, "datasets": {**both["datasets"], "ml-1m": {"format": "synthetic"}}}
+    assert FanOut(renamed).paper_figures() == []
+    assert FanOut({"study": {"datasets": []}}).paper_figures() == []
+
+
+def test_split_options_name_the_largest_m_drawn_among_unseen_items(plan):
+    """The split checks each user's candidates against the largest m of the dataset's rank
+    files drawn among unseen items (not a view's over all items), named by its config key."""
+    assert plan.split_options("d1") == {"m": 99, "m_key": "jin.figure3.m_values[1]",
+                                        "drop_few_candidates": False,
+                                        "drop_key": "study.drop_users_with_few_candidates"}
+    study_only = FanOut({**SMALL, "jin": {"enabled": False}})
+    assert study_only.split_options("d2")["m"] == 50
+    assert study_only.split_options("d2")["m_key"] == "study.m"
+    assert study_only.split_options("elsewhere")["m"] is None
+    drop = FanOut({**SMALL, "study": {**SMALL["study"], "drop_users_with_few_candidates": True}})
+    assert drop.split_options("d1")["drop_few_candidates"] is True
+    fixed = FanOut({**SMALL, "study": {**SMALL["study"], "fixed_negatives": True}})
+    assert fixed.split_options("d1")["m"] is None
 
 
 def _test_config() -> dict:

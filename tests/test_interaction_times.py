@@ -14,6 +14,7 @@ from sampled_metrics.datasets.interactions import read_interactions_file
      "line 4: time ('time') '2020-01-01' changes format: the rows before it are integers "
      "(from line 2)"),
     (["garbage", "1577836801"], "line 2: time ('time') is not an integer: 'garbage'"),
+    (["1577836800", "soon"], "line 3: time ('time') is not an integer: 'soon'"),
 ])
 def test_mixed_time_formats_name_the_line_that_changes(tmp_path, times, message):
     path = tmp_path / "log.csv"

@@ -1,4 +1,7 @@
 """End-to-end: run the Snakemake workflow on config/test.yaml in a temporary copy."""
+import hashlib
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,8 +57,8 @@ def test_study_artefacts(workdir):
     for name in ("figure5", "figure6"):
         for ext in ("pdf", "png"):
             assert (workdir / f"figures/synthetic/{name}.{ext}").stat().st_size > 1000
-            assert (workdir / f"figures/{name}.{ext}").read_bytes() == \
-                (workdir / f"figures/synthetic/{name}.{ext}").read_bytes()
+            # the top-level copies are the paper's dataset's (ml-1m) only, not synthetic's
+            assert not (workdir / f"figures/{name}.{ext}").exists()
     buckets = pd.read_csv(workdir / "results/synthetic/figure5.csv")
     assert buckets.groupby("recommender").users.sum().eq(300).all()
 
@@ -73,7 +76,8 @@ def test_jin_artefacts(workdir):
     exact = f2[f2.method == "exact"]
     assert exact.groupby("panel").cdf.max().le(1 + 1e-12).all()
     for name in ("jin_figure2", "jin_figure3"):
-        assert (workdir / f"figures/{name}.png").stat().st_size > 1000
+        assert (workdir / f"figures/synthetic/{name}.png").stat().st_size > 1000
+        assert not (workdir / f"figures/{name}.png").exists()
 
 
 def test_each_model_is_fitted_once(workdir):
@@ -139,9 +143,135 @@ def test_two_datasets_in_one_run(workdir):
         assert set(t3.dataset) == {d}
         info = (workdir / f"results/{d}/split_info.json").read_text()
         assert '"evaluated_users": ' + ("300" if d == "synthetic" else "1100") in info
-    # the top-level paper figures are the first dataset's
-    assert (workdir / "figures/figure5.png").read_bytes() == \
-        (workdir / "figures/synthetic/figure5.png").read_bytes()
+
+
+PAPER_COPIES = [f"figures/{name}.{ext}" for name in ("figure5", "figure6", "jin_figure1",
+                                                     "jin_figure2", "jin_figure3")
+                for ext in ("pdf", "png")]
+
+
+def test_paper_figure_copies_are_made_from_ml1m_only(workdir, tmp_path):
+    """figures/figure5.pdf and the other top-level copies of the papers' figures come from
+    ml-1m's only. The run on config/test.yaml's datasets made none; with copies already
+    there (from an ML-1M run) a run on other datasets plans no job that writes them; with
+    ml-1m in the study, each copy's job reads figures/ml-1m/ (dry runs: nothing is read)."""
+    assert not [c for c in PAPER_COPIES if (workdir / c).exists()]
+    wd = copy_workflow(tmp_path)
+    for copy in PAPER_COPIES:
+        (wd / copy).parent.mkdir(exist_ok=True)
+        (wd / copy).write_text("ML-1M's")
+    proc = snakemake(wd, "-n", "--forceall")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "rule paper_figure:" not in proc.stdout + proc.stderr
+    assert not [c for c in PAPER_COPIES if c in proc.stdout + proc.stderr]
+    (wd / "ml-1m.zip").touch()
+    (wd / "ml1m.yaml").write_text(yaml.safe_dump({
+        "datasets": {"ml-1m": {"format": "ml-1m", "path": "ml-1m.zip",
+                               "md5": "c4d9eecfca2ab87c1945afe126590906"}},
+        "study": {"datasets": ["synthetic", "ml-1m"]}}))
+    proc = snakemake(wd, "ml1m.yaml", "-n", "--forceall")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    copies = re.findall(r"cp (figures/\S+) (figures/\S+) 2>", proc.stdout + proc.stderr)
+    assert sorted(out for _, out in copies) == sorted(PAPER_COPIES)
+    assert all(src == out.replace("figures/", "figures/ml-1m/") for src, out in copies)
+    assert all((wd / c).read_text() == "ML-1M's" for c in PAPER_COPIES)
+
+
+def _test_config() -> dict:
+    from snakemake.utils import update_config
+
+    from sampled_metrics.workflow.configuration.check import load_yaml_strict
+    config = load_yaml_strict(ROOT / "config" / "config.yaml")
+    update_config(config, load_yaml_strict(ROOT / "config" / "test.yaml"))
+    return config
+
+
+def test_run_summary_reads_what_the_run_wrote(workdir, tmp_path):
+    """The lines a successful run ends with (the Snakefile's onsuccess): where the tables,
+    figures, report and logs are, and Table 3's headline, from the files the run wrote. What
+    is absent is not mentioned, and nothing in it can fail the run."""
+    import io
+
+    from sampled_metrics.workflow.summary import print_run_summary, run_summary
+    config = _test_config()
+    lines = run_summary(config, [workdir / "config/config.yaml", "config/test.yaml"], workdir)
+    t3 = pd.read_csv(workdir / "results/synthetic/table3.csv")
+    x = t3[(t3.recommender == "X") & (t3.metric == "recall@10")].set_index("method")["mean"]
+    assert lines[:7] == [
+        "sampled-metrics: the run is complete.",
+        "  tables   results/<name>/ for toy, synthetic, synthetic-small, synthetic-all (CSV; "
+        ".md and .tex beside)",
+        "  figures  figures/ and figures/<name>/ for synthetic, synthetic-small, synthetic-all "
+        "(PDF and PNG)",
+        "  report   snakemake --report report.html --configfile config/test.yaml (every table "
+        "and figure, captioned)",
+        "  logs     logs/ (one per job; timings in logs/benchmarks/)",
+        "  headline results/synthetic/table3.csv: recall@10 in %, mean over 10 repeats of "
+        "m = 50 sampled items",
+        f"    X: exact {100 * x['exact']:.2f}, sampled {100 * x['sampled']:.2f}, bv_0.1 "
+        f"{100 * x['bv_0.1']:.2f}"]
+    assert [line.split(":")[0] for line in lines[7:]] == ["    Y", "    Z"]
+    assert run_summary(config, [], tmp_path) == [
+        "sampled-metrics: the run is complete.",
+        "  report   snakemake --report report.html (every table and figure, captioned)"]
+    out = io.StringIO()
+    print_run_summary(None, file=out)
+    assert out.getvalue().startswith("sampled-metrics: the run is complete (no summary: ")
+
+
+def test_a_run_ends_with_the_summary(tmp_path):
+    wd = copy_workflow(tmp_path)
+    proc = snakemake(wd, "--cores", "1", "results/toy/table1.csv")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert ("sampled-metrics: the run is complete.\n  tables   results/<name>/ for toy "
+            "(CSV; .md and .tex beside)\n") in proc.stdout, proc.stdout[-2000:]
+    assert "headline" not in proc.stdout       # no Table 3 yet
+
+
+def _clicks(path: Path) -> tuple[int, int, int]:
+    """An interactions CSV of 30 users over 60 items, user u rating 4 + u of them, and 7
+    duplicate rows; returns the users with n_u <= 50, the smallest n_u and the duplicates."""
+    items = {u: [(2 * u + j) % 60 for j in range(4 + u)] for u in range(30)}
+    rows = [(f"user{u}", i, 100 * u + j) for u in items for j, i in enumerate(items[u])]
+    rows += [(f"user{u}", items[u][0], 5000 + u) for u in range(7)]
+    path.write_text("uid,iid,when\n" + "".join(f"{u},{i},{t}\n" for u, i, t in rows))
+    n_items = len({i for u in items for i in items[u]})
+    n_u = [n_items - (len(items[u]) - 1) for u in items]     # items outside the training set
+    assert n_items == 60
+    return sum(n <= 50 for n in n_u), min(n_u), 7
+
+
+def test_own_dataset_split_counts_duplicates_and_users_with_few_candidates(tmp_path):
+    """The quick start's own dataset: duplicate rows collapsed are a warning in the split's
+    log and ratings - interactions in split_info.json; users with n_u <= m stop the split
+    before any fit, naming how many, unless study.drop_users_with_few_candidates leaves them
+    out (counted in the log and in split_info.json)."""
+    wd = copy_workflow(tmp_path)
+    few, fewest, duplicates = _clicks(wd / "clicks.csv")
+    spec = {"format": "interactions", "path": "clicks.csv",
+            "md5": hashlib.md5((wd / "clicks.csv").read_bytes()).hexdigest(),
+            "user_col": "uid", "item_col": "iid", "time_col": "when"}
+    config = {"datasets": {"mine": spec}, "study": {"datasets": ["mine"]},
+              "jin": {"enabled": False}}
+    (wd / "my.yaml").write_text(yaml.safe_dump(config))
+    proc = snakemake(wd, "my.yaml", "--cores", "1")
+    assert proc.returncode != 0
+    assert (f"clicks.csv (dataset 'mine'): {few} of 30 evaluated users have n_u <= m = 50 "
+            f"items outside their training set (fewest: {fewest}); lower study.m, or set "
+            f"study.drop_users_with_few_candidates: true to leave them out") in proc.stderr
+    assert not (wd / "data/mine/models").exists()
+    config["study"]["drop_users_with_few_candidates"] = True
+    (wd / "my.yaml").write_text(yaml.safe_dump(config))
+    proc = snakemake(wd, "my.yaml", "--cores", "1", "results/mine/split_info.json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    info = json.loads((wd / "results/mine/split_info.json").read_text())
+    assert info["ratings"] - info["interactions"] == duplicates
+    assert (info["few_candidate_users"], info["evaluated_users"]) == (few, 30 - few)
+    log = (wd / "logs/mine/split.log").read_text()
+    assert f"WARNING sampled_metrics.datasets.split: {duplicates} duplicate (user, item) rows " \
+           f"collapsed" in log
+    assert f"{few} of 30 evaluated users have n_u <= m = 50 items outside their training set " \
+           f"(fewest: {fewest}): not evaluated (study.drop_users_with_few_candidates)" in log
 
 
 def test_report_builds(workdir):
@@ -152,6 +282,8 @@ def test_report_builds(workdir):
                     "running example"):
         assert caption in html
     assert "synthetic, synthetic-small with recommenders" in html      # prose, not reprs
+    for table in ("table3", "table4", "table3_seeds", "jin_table2", "jin_table4"):  # rendered
+        assert f"{table}.html" in html
 
 
 def test_lint_is_clean(workdir):
@@ -210,8 +342,11 @@ def test_bad_archive_md5_fails_cleanly(tmp_path):
     (wd / "config/test.yaml").write_text(cfg)
     proc = snakemake(wd, "--cores", "1", "data/raw/broken.zip")
     assert proc.returncode != 0
-    assert "MD5" in proc.stderr + proc.stdout
-    assert not (wd / "data/raw/broken.zip").exists()
+    assert (f"{bad}: MD5 mismatch, expected {'deadbeef' * 4}, got "
+            f"{hashlib.md5(b'not a zip at all').hexdigest()}; the file is left as it is; if it "
+            f"is the right one, set datasets.broken.md5: ") in proc.stderr, proc.stderr[-2000:]
+    assert "else correct datasets.broken.path" in proc.stderr
+    assert not (wd / "data/raw/broken.zip").exists() and bad.read_bytes() == b"not a zip at all"
 
 
 def test_invalid_config_is_rejected(tmp_path):
@@ -299,7 +434,7 @@ def test_offline_and_online_share_outputs_and_a_failed_download_says_how(tmp_pat
     proc = snakemake(fresh, "--cores", "1", target, "--configfile", "config/test.yaml",
                      "config/online.yaml")
     assert proc.returncode != 0
-    assert ("download failed" in proc.stderr and "without internet, download the archive "
-            "elsewhere and give its local copy as config key datasets.tiny.path") in \
-        proc.stderr, proc.stderr[-2000:]
+    assert ("download failed" in proc.stderr and "download it elsewhere, then set "
+            "datasets.tiny.path to your copy (datasets.tiny.md5 must be its MD5; "
+            "config/offline.yaml does so for MovieLens-1M)") in proc.stderr, proc.stderr[-2000:]
     assert not (fresh / "data/raw/tiny.zip").exists()

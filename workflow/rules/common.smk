@@ -10,7 +10,8 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.io import is_flagged
 
-from sampled_metrics.workflow.configuration.fanout import FanOut
+from sampled_metrics.datasets import archive_identity
+from sampled_metrics.workflow.configuration.fanout import PAPER_DATASET, FanOut
 from sampled_metrics.recommenders import dense_items_matrix, needs_torch, with_model_seed
 from sampled_metrics.workflow.steps.ranks import shard_count
 
@@ -46,6 +47,16 @@ def output_path(pattern, **wildcards):
     """The one file of a rule's output ``pattern`` with ``wildcards`` filled in."""
     (path,) = expand(pattern, **wildcards)
     return path
+
+
+def split_identity(wildcards):
+    """Params of the split: the dataset's identity (the archive's) and, when users with too
+    few candidates are left out, the m that decides which."""
+    identity = archive_identity(PLAN.dataset_spec(wildcards.dataset))
+    options = PLAN.split_options(wildcards.dataset)
+    if options["drop_few_candidates"]:
+        identity["drop_users_with_few_candidates"] = options["m"]
+    return identity
 
 
 def get_rank_shards(wildcards):
@@ -178,27 +189,27 @@ def toy_targets():
 
 
 def study_targets():
-    """Tables 3-4 and Figures 5-6 for every dataset of the study, and Table 3 over the model
-    seeds where the config has some."""
+    """Tables 3-4 and Figures 5-6 for every dataset of the study, Table 3 over the model
+    seeds where the config has some, and the top-level copies of ml-1m's Figures 5-6."""
     datasets = PLAN.study_datasets()
     out = artefacts("kdd_study.smk", dataset=datasets)
     out += expand(rules.split.output.info, dataset=datasets)
     if PLAN.model_seeds():
         out += artefacts("kdd_seeds.smk", dataset=datasets)
-    if datasets:
-        out += expand(rules.paper_figure.output, name=["figure5", "figure6"], ext=["pdf", "png"])
+    out += expand(rules.paper_figure.output, ext=["pdf", "png"],
+                  name=[n for n in PLAN.paper_figures() if not n.startswith("jin_")])
     return out
 
 
 def jin_targets():
     """Jin et al. Tables 2 and 4, Figures 1-3 for every dataset of jin.datasets (default: the
-    study's datasets and their views; a view gets no Figure 3, which needs a second m)."""
+    study's datasets and their views; a view gets no Figure 3, which needs a second m), and
+    the top-level copies of ml-1m's."""
     out = []
     for d in PLAN.jin_datasets():
         out += artefacts("jin.smk", dataset=[d], i=PLAN.jin_figures(d))
-    if PLAN.jin and PLAN.study_datasets():
-        out += expand(rules.paper_figure.output, name=[f"jin_figure{i}" for i in PLAN.jin_figures()],
-                      ext=["pdf", "png"])
+    out += expand(rules.paper_figure.output, ext=["pdf", "png"],
+                  name=[n for n in PLAN.paper_figures() if n.startswith("jin_")])
     return out
 
 

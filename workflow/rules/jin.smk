@@ -31,12 +31,14 @@ rule jin_tables:
         corrections=lambda wc: expand(rules.corrections.output, dataset=wc.dataset, m=PLAN.jin["m"]),
         estimates=lambda wc: get_estimates("csv", PLAN.jin["m"], PLAN.jin["recommenders"])(wc).values(),
     output:
-        table2=report("results/{dataset}/jin_table2.csv", caption="../report/jin_table2.rst", category="Jin et al.", subcategory="{dataset}"),
+        table2="results/{dataset}/jin_table2.csv",
         table2_md="results/{dataset}/jin_table2.md",
         table2_tex="results/{dataset}/jin_table2.tex",
-        table4=report("results/{dataset}/jin_table4.csv", caption="../report/jin_table4.rst", category="Jin et al.", subcategory="{dataset}"),
+        table2_html=report("results/{dataset}/jin_table2.html", caption="../report/jin_table2.rst", category="Jin et al.", subcategory="{dataset}"),
+        table4="results/{dataset}/jin_table4.csv",
         table4_md="results/{dataset}/jin_table4.md",
         table4_tex="results/{dataset}/jin_table4.tex",
+        table4_html=report("results/{dataset}/jin_table4.html", caption="../report/jin_table4.rst", category="Jin et al.", subcategory="{dataset}"),
     params:
         recommenders=lookup(dpath="jin/recommenders", within=config),
         metrics=lookup(dpath="jin/metrics", within=config),

@@ -29,9 +29,10 @@ rule table3_seeds:
     input:
         expand(rules.corrections_seeds.output, m=PLAN.study["m"], allow_missing=True),
     output:
-        table=report("results/{dataset}/table3_seeds.csv", caption="../report/table3_seeds.rst", category="KDD'20 study", subcategory="{dataset}"),
+        table="results/{dataset}/table3_seeds.csv",
         table_md="results/{dataset}/table3_seeds.md",
         table_tex="results/{dataset}/table3_seeds.tex",
+        table_html=report("results/{dataset}/table3_seeds.html", caption="../report/table3_seeds.rst", category="KDD'20 study", subcategory="{dataset}"),
     params:
         recommenders=lookup(dpath="study/recommenders", within=config),
         metrics=lookup(dpath="study/metrics", within=config),

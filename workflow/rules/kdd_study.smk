@@ -25,12 +25,14 @@ rule kdd_tables:
     input:
         expand(rules.corrections.output, m=PLAN.study["m"], allow_missing=True),
     output:
-        table3=report("results/{dataset}/table3.csv", caption="../report/table3.rst", category="KDD'20 study", subcategory="{dataset}"),
+        table3="results/{dataset}/table3.csv",
         table3_md="results/{dataset}/table3.md",
         table3_tex="results/{dataset}/table3.tex",
-        table4=report("results/{dataset}/table4.csv", caption="../report/table4.rst", category="KDD'20 study", subcategory="{dataset}"),
+        table3_html=report("results/{dataset}/table3.html", caption="../report/table3.rst", category="KDD'20 study", subcategory="{dataset}"),
+        table4="results/{dataset}/table4.csv",
         table4_md="results/{dataset}/table4.md",
         table4_tex="results/{dataset}/table4.tex",
+        table4_html=report("results/{dataset}/table4.html", caption="../report/table4.rst", category="KDD'20 study", subcategory="{dataset}"),
     params:
         recommenders=lookup(dpath="study/recommenders", within=config),
         metrics=lookup(dpath="study/metrics", within=config),
@@ -87,14 +89,15 @@ rule figure6:
 
 
 rule paper_figure:
-    # The papers' MovieLens figures: figures/figure5.pdf is a copy of
-    # figures/ml-1m/figure5.pdf (the first dataset of study.datasets); same for 6 and Jin's.
+    # The papers' MovieLens figures: figures/figure5.pdf is a copy of figures/ml-1m/figure5.pdf,
+    # made only when the run has ml-1m (FanOut.paper_figures), never from another dataset;
+    # same for 6 and Jin's.
     input:
-        "figures/{main}/{name}.{ext}".format(main=PLAN.main_dataset() or "none", name="{name}", ext="{ext}"),
+        "figures/{paper}/{name}.{ext}".format(paper=PAPER_DATASET, name="{name}", ext="{ext}"),
     output:
         "figures/{name}.{ext}",
     wildcard_constraints:
-        name="figure5|figure6|jin_figure1|jin_figure2|jin_figure3",
+        name=alternatives(PLAN.paper_figures()),
         ext="pdf|png",
     conda:
         ENV

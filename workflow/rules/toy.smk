@@ -3,9 +3,10 @@
 
 rule toy_table1:
     output:
-        csv=report("results/toy/table1.csv", caption="../report/table1.rst", category="KDD'20 running example"),
+        csv="results/toy/table1.csv",
         md="results/toy/table1.md",
         tex="results/toy/table1.tex",
+        html=report("results/toy/table1.html", caption="../report/table1.rst", category="KDD'20 running example"),
     params:
         n=lookup(dpath="toy/n", within=config),
     conda:
@@ -20,9 +21,10 @@ rule toy_table1:
 
 rule toy_table2:
     output:
-        csv=report("results/toy/table2.csv", caption="../report/table2.rst", category="KDD'20 running example"),
+        csv="results/toy/table2.csv",
         md="results/toy/table2.md",
         tex="results/toy/table2.tex",
+        html=report("results/toy/table2.html", caption="../report/table2.rst", category="KDD'20 running example"),
     params:
         cfg=lookup(dpath="toy/table2", within=config),
         seed=lookup(dpath="seed", within=config),

@@ -37,8 +37,8 @@ from .interactions import read_interactions_file
 from .movielens import LAYOUTS, ML_LATEST_SMALL_RELEASE, MOVIELENS, read_movielens
 from .ncf import pack_ncf, read_ncf
 from .registry import (FORMATS, Format, Source, archive_identity, check_datasets,
-                       check_local_file, dataset_schema, get_format, known_users, make_split, prepare_archive,
-                       read_interactions)
+                       check_local_file, dataset_schema, get_format, known_items, known_users,
+                       make_split, prepare_archive, read_interactions)
 from .split import (Split, index_interactions, leave_last_out, load_split, save_split,
                     split_ratings)
 from .synthetic import PARAMETERS, generate_synthetic, read_synthetic, synthetic_parameters
@@ -46,7 +46,7 @@ from .synthetic import PARAMETERS, generate_synthetic, read_synthetic, synthetic
 __all__ = ["DataError", "Split", "Format", "Source", "FORMATS", "get_format", "MOVIELENS",
            "ML_LATEST_SMALL_RELEASE", "LAYOUTS", "prepare_archive", "make_split",
            "read_interactions", "dataset_schema", "check_datasets", "check_local_file",
-           "known_users", "archive_identity", "save_split", "load_split",
+           "known_users", "known_items", "archive_identity", "save_split", "load_split",
            "index_interactions", "leave_last_out", "split_ratings", "md5sum",
            "fetch_archive", "read_movielens", "read_interactions_file", "read_ncf",
            "pack_ncf", "generate_synthetic", "read_synthetic", "synthetic_parameters",

@@ -47,8 +47,9 @@ def fetch_archive(url: str, md5: str, dest: str | os.PathLike,
     local_path : path, optional
         An already downloaded archive to verify and copy instead of downloading.
     name : str, optional
-        The dataset's name in the config, for the message of a failed download (how to
-        give a local copy instead).
+        The dataset's name in the config: the message of a failed download or an MD5
+        mismatch then names the config keys to set, ``datasets.<name>.path`` (a local copy)
+        and ``datasets.<name>.md5``.
 
     Returns
     -------
@@ -58,7 +59,8 @@ def fetch_archive(url: str, md5: str, dest: str | os.PathLike,
     Raises
     ------
     DataError
-        MD5 mismatch, truncated download, missing local file or network failure.
+        MD5 mismatch, truncated download, missing local file or network failure, in one
+        line. Nothing is left at ``dest``; a local file at ``local_path`` is never changed.
     """
     md5 = str(md5).strip().lower()
     if not re.fullmatch(r"[0-9a-f]{32}", md5):
@@ -68,27 +70,42 @@ def fetch_archive(url: str, md5: str, dest: str | os.PathLike,
     if local_path is not None:
         source = Path(local_path)
         if not source.is_file():
-            raise DataError(f"{source}: local archive not found")
+            raise DataError(f"{source}: local archive not found; correct {_keys(name)[0]}")
         with open(source, "rb") as fh:
-            _stream_checked(fh, dest, md5, name=str(source), size=source.stat().st_size)
+            _stream_checked(fh, dest, md5, name=str(source), size=source.stat().st_size,
+                            dataset=name, local=True)
         log.info("copied %s to %s (MD5 ok)", source, dest)
         return dest
     log.info("downloading %s to %s", url, dest)
     try:
         with urllib.request.urlopen(url, timeout=60) as response:
             size = response.headers.get("Content-Length")
-            _stream_checked(response, dest, md5, name=url, size=int(size) if size else None)
+            _stream_checked(response, dest, md5, name=url, size=int(size) if size else None,
+                            dataset=name, local=False)
     except OSError as exc:  # URLError, timeouts, connection resets
-        key = f"datasets.{name}.path" if name else "the dataset's path"
-        raise DataError(f"{url}: download failed ({exc}); without internet, download the "
-                        f"archive elsewhere and give its local copy as config key {key} "
-                        f"(config/offline.yaml does so for MovieLens-1M)") from exc
+        raise DataError(f"{url}: download failed ({exc}); {_fix_download(name)}") from exc
     log.info("downloaded %s (MD5 ok)", dest)
     return dest
 
 
-def _stream_checked(source, dest: Path, md5: str, name: str, size: int | None) -> None:
-    """Copy a binary stream to a temp file beside ``dest``, verify, then rename."""
+def _keys(name: str | None) -> tuple[str, str]:
+    """The config keys of a dataset's local copy and MD5, as the user writes them."""
+    where = f"datasets.{name}" if name else "datasets.<name>"
+    return f"{where}.path", f"{where}.md5"
+
+
+def _fix_download(name: str | None) -> str:
+    """What to set when an archive cannot be downloaded as it should."""
+    path, md5 = _keys(name)
+    return (f"download it elsewhere, then set {path} to your copy ({md5} must be its MD5; "
+            f"config/offline.yaml does so for MovieLens-1M)")
+
+
+def _stream_checked(source, dest: Path, md5: str, name: str, size: int | None,
+                    dataset: str | None = None, local: bool = False) -> None:
+    """Copy a binary stream to a temp file beside ``dest``, verify, then rename; a failed
+    check names the config keys of ``dataset`` to set (``local``: the stream is the local
+    file at ``datasets.<dataset>.path``, which is left as it is)."""
     digest, done, next_log = hashlib.md5(), 0, 0.0
     with atomic_output(dest) as tmp:
         with open(tmp, "wb") as out:
@@ -99,8 +116,13 @@ def _stream_checked(source, dest: Path, md5: str, name: str, size: int | None) -
                 if size and done / size >= next_log:
                     log.info("%s: %.0f%% of %.1f MB", name, 100 * done / size, size / 1e6)
                     next_log += 0.1
+        got = digest.hexdigest()
         if size is not None and done != size:
-            raise DataError(f"{name}: truncated, got {done} of {size} bytes "
-                            f"(expected MD5 {md5}, got {digest.hexdigest()})")
-        if digest.hexdigest() != md5:
-            raise DataError(f"{name}: MD5 mismatch, expected {md5}, got {digest.hexdigest()}")
+            raise DataError(f"{name}: truncated, got {done} of {size} bytes, nothing kept; "
+                            f"{_fix_download(dataset)}")
+        if got != md5:
+            path_key, md5_key = _keys(dataset)
+            fix = (f"the file is left as it is; if it is the right one, set {md5_key}: {got}, "
+                   f"else correct {path_key}") if local else \
+                f"the download is discarded; {_fix_download(dataset)}"
+            raise DataError(f"{name}: MD5 mismatch, expected {md5}, got {got}; {fix}")

@@ -328,11 +328,13 @@ def _timestamps(col: pd.Series, label: str, name: str, place) -> np.ndarray:
     numbers = col if pd.api.types.is_numeric_dtype(col.dtype) else pd.to_numeric(
         col, errors="coerce")
     numeric = numbers.notna().to_numpy()
+
+    def is_date(row: int) -> bool:
+        return pd.notna(pd.to_datetime(str(col.iloc[row]), format="ISO8601", utc=True,
+                                       errors="coerce"))
     if numeric.any() and not numeric.all():   # one format throughout: name where it changes
-        first_date = not numeric[0] and pd.notna(pd.to_datetime(
-            str(col.iloc[0]), format="ISO8601", utc=True, errors="coerce"))
-        if numeric[0] or first_date:
-            row = int(np.argmax(numeric != numeric[0]))
+        row = int(np.argmax(numeric != numeric[0]))
+        if is_date(row if numeric[0] else 0):
             kind = "integers" if numeric[0] else "ISO 8601 dates"
             raise DataError(f"{name}: {place(row)}: time ({label!r}) {col.iloc[row]!r} changes "
                             f"format: the rows before it are {kind} (from {place(0)})")

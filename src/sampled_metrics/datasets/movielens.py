@@ -20,27 +20,29 @@ __all__ = ["MOVIELENS", "ML_LATEST_SMALL_RELEASE", "LAYOUTS", "Layout", "read_mo
 
 _BASE = "https://files.grouplens.org/datasets/movielens/"
 
-#: GroupLens archives, the MD5 published beside each one (``<url>.md5``) and the number of
-#: users who rated (every one rated at least 20 movies, so all are evaluated). The .md5 files
+#: GroupLens archives, the MD5 published beside each one (``<url>.md5``), the number of
+#: users who rated (every one rated at least 20 movies, so all are evaluated) and of movies
+#: rated (the split's items; a movie listed but never rated is not one). The .md5 files
 #: were not reachable from here; each MD5 below was found, identical, in several
 #: independent public projects that pin the archive, some quoting the ``.md5`` file
 #: (``MD5 (ml-20m.zip) = ...``).
 MOVIELENS: dict[str, dict] = {
     "ml-100k": {"url": _BASE + "ml-100k.zip", "md5": "0e33842e24a9c977be4e0107933c0723",
-                "users": 943},
+                "users": 943, "items": 1682},
     "ml-1m": {"url": _BASE + "ml-1m.zip", "md5": "c4d9eecfca2ab87c1945afe126590906",
-              "users": 6040},
+              "users": 6040, "items": 3706},
     "ml-10m": {"url": _BASE + "ml-10m.zip", "md5": "ce571fd55effeba0271552578f2648bd",
-               "users": 69878},
+               "users": 69878, "items": 10677},
     "ml-20m": {"url": _BASE + "ml-20m.zip", "md5": "cd245b17a1ae2cc31bb14903e1204af3",
-               "users": 138493},
+               "users": 138493, "items": 26744},
     "ml-25m": {"url": _BASE + "ml-25m.zip", "md5": "6b51fb2759a8657d3bfcbfc42b592ada",
-               "users": 162541},
+               "users": 162541, "items": 59047},
     # A development dataset that GroupLens regenerates from time to time under the same
     # URL: this MD5 is that of the release generated on ML_LATEST_SMALL_RELEASE (100,836
     # ratings, 610 users). A later release will not match it.
     "ml-latest-small": {"url": _BASE + "ml-latest-small.zip",
-                        "md5": "31a303aabbc519bd33d025e44d6c2570", "users": 610},
+                        "md5": "31a303aabbc519bd33d025e44d6c2570", "users": 610,
+                        "items": 9724},
 }
 
 #: generation date of the ml-latest-small release whose MD5 is in ``MOVIELENS``

@@ -24,12 +24,12 @@ from .errors import DataError, check_fields
 from .interactions import COLUMN_KEYS, check_column_keys, read_interactions_spec
 from .movielens import LAYOUTS, MOVIELENS, read_movielens
 from .ncf import pack_ncf, read_ncf_spec
-from .split import Split, save_split, split_ratings
+from .split import Split, save_split, split_ratings, without_evaluated
 from .synthetic import PARAMETERS, generate_synthetic, read_synthetic
 
 __all__ = ["Source", "Format", "FORMATS", "get_format", "prepare_archive", "make_split",
            "read_interactions", "dataset_schema", "check_datasets", "check_local_file",
-           "known_users", "archive_identity"]
+           "known_users", "known_items", "archive_identity"]
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,9 @@ def _pack(name: str, spec: dict, out) -> Path:
         actual = md5sum(packed)
         Path(packed).unlink(missing_ok=True)
         raise DataError(f"dataset {name!r}: packed files have MD5 {actual}, expected "
-                        f"{spec['md5']}")
+                        f"{spec['md5']} (the files are left as they are); if they are the "
+                        f"right ones, set datasets.{name}.md5: {actual}, else correct "
+                        f"datasets.{name}.path")
     return packed
 
 
@@ -314,7 +316,9 @@ def read_interactions(archive, spec: Mapping | str) -> pd.DataFrame:
     return fmt.read(archive, spec)
 
 
-def make_split(archive, spec: Mapping | str, out, name: str | None = None) -> dict:
+def make_split(archive, spec: Mapping | str, out, name: str | None = None, *,
+               m: int | None = None, drop_few_candidates: bool = False,
+               m_key: str = "m", drop_key: str = "drop_few_candidates") -> dict:
     """Read an archive in its format, binarise, index and split it leave-last-out (or take
     the split as given), and write it to ``out`` (:func:`save_split`).
 
@@ -329,13 +333,25 @@ def make_split(archive, spec: Mapping | str, out, name: str | None = None) -> di
     name : str, optional
         The dataset's name in the config: errors then name the archive as the config gives
         it (its ``path``, or the download of its ``url``), not the workflow's copy.
+    m : int, optional
+        The largest number of sampled items the evaluated users will be ranked against,
+        drawn from the items outside their training set: each needs n_u > m such items.
+        Users with n_u <= m are a DataError naming how many, before anything is written.
+    drop_few_candidates : bool
+        Instead, leave those users out (:func:`without_evaluated`: not evaluated, their
+        held-out item back in training), counted in the log and in the returned
+        ``few_candidate_users``.
+    m_key, drop_key : str
+        How the error names the two settings (the workflow: its config keys).
 
     Returns
     -------
     dict
-        Counts: ``ratings``, ``interactions`` (or the ready split's own), ``format``,
-        ``users``, ``items``, ``train_interactions``, ``evaluated_users``,
-        ``dropped_users``.
+        Counts: ``ratings`` (rows read), ``interactions`` (distinct (user, item) pairs:
+        ``ratings - interactions`` duplicate rows were collapsed) or the ready split's own,
+        ``format``, ``users``, ``items``, ``train_interactions``, ``evaluated_users``,
+        ``dropped_users`` (fewer than 2 interactions) and, with ``drop_few_candidates``,
+        ``few_candidate_users``.
     """
     spec = _spec(spec)
     fmt = get_format(spec.get("format"))
@@ -351,13 +367,38 @@ def make_split(archive, spec: Mapping | str, out, name: str | None = None) -> di
         raise DataError(f"{shown}: no user is left to evaluate ({split.n_users} users, none "
                         f"with an item in the test set; leave-last-out needs >= 2 items per "
                         f"user)")
+    few = None
+    if m is not None:
+        split, few = _few_candidates(split, m, drop_few_candidates, shown, m_key, drop_key)
     save_split(split, out, user_ids, item_ids)
     info.update({"format": fmt.name, "users": int(split.n_users), "items": int(split.n_items),
                  "train_interactions": int(split.train.nnz),
                  "evaluated_users": int(split.users.size),
                  "dropped_users": int(split.n_dropped)})
+    if drop_few_candidates and few is not None:
+        info["few_candidate_users"] = few
     log.info("split: %s", json.dumps(info, sort_keys=True))
     return info
+
+
+def _few_candidates(split: Split, m: int, drop: bool, shown: str, m_key: str,
+                    drop_key: str) -> tuple[Split, int]:
+    """The split without its evaluated users with n_u <= m if ``drop`` (and their number),
+    else DataError naming how many there are."""
+    n_u = split.n_u()
+    short = np.flatnonzero(n_u <= m)
+    if short.size == 0:
+        return split, 0
+    what = (f"{short.size} of {split.users.size} evaluated users have n_u <= m = {m} items "
+            f"outside their training set (fewest: {int(n_u.min())})")
+    if not drop:
+        raise DataError(f"{shown}: {what}; lower {m_key}, or set {drop_key}: true to leave "
+                        f"them out")
+    if short.size == split.users.size:
+        raise DataError(f"{shown}: {what}, so none is left to evaluate; lower {m_key}")
+    log.warning("%s: %s: not evaluated (%s), their held-out item kept in training", shown,
+                what, drop_key)
+    return without_evaluated(split, short), int(short.size)
 
 
 def _shown_archive(archive, spec: Mapping, name: str | None) -> str:
@@ -401,13 +442,32 @@ def known_users(spec: Mapping) -> int | None:
     """The number of users a dataset spec will have, where the spec alone decides it: a
     synthetic dataset's ``n_users``, a published MovieLens archive's (its MD5, its ratings
     member); else None (only the data can tell)."""
+    return _known(spec, "users")
+
+
+def known_items(spec: Mapping) -> int | None:
+    """The number of items (|I|) a dataset spec will have, where the spec alone decides it:
+    a synthetic dataset's ``n_items``, a published MovieLens archive's (its MD5, its ratings
+    member); else None (only the data can tell).
+
+    Examples
+    --------
+    >>> known_items({"format": "ml-1m", "md5": "c4d9eecfca2ab87c1945afe126590906"})
+    3706
+    >>> known_items({"format": "interactions", "path": "clicks.csv"}) is None
+    True
+    """
+    return _known(spec, "items")
+
+
+def _known(spec: Mapping, what: str) -> int | None:
     fmt = spec.get("format")
-    if fmt == "synthetic" and isinstance(spec.get("n_users"), int):
-        return spec["n_users"]
+    if fmt == "synthetic" and isinstance(spec.get(f"n_{what}"), int):
+        return spec[f"n_{what}"]
     published = MOVIELENS.get(fmt, {})
     if published and "member" not in spec and str(spec.get("md5", "")).lower() == \
             published["md5"]:
-        return published["users"]
+        return published[what]
     return None
 
 

@@ -25,7 +25,7 @@ from ..atomic import atomic_output
 from .errors import DataError
 
 __all__ = ["COLUMNS", "Split", "index_interactions", "leave_last_out", "split_ratings",
-           "save_split", "load_split"]
+           "without_evaluated", "save_split", "load_split"]
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,8 @@ def index_interactions(df: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.n
     item_ids, i = _dense_ids(item)
     drop = _duplicate_copies(u * max(len(item_ids), 1) + i, ts)
     if drop.size:  # every pair keeps one copy: the id maps stay the same
-        log.info("dropped %d duplicate (user, item) pairs", drop.size)
+        log.warning("%d duplicate (user, item) rows collapsed: each pair is one interaction, "
+                    "its latest row kept (split_info.json: ratings - interactions)", drop.size)
         keep = np.ones(user.size, dtype=bool)
         keep[drop] = False
         u, i, ts = u[keep], i[keep], ts[keep]
@@ -218,6 +219,32 @@ def split_ratings(ratings: pd.DataFrame,
     split = leave_last_out(interactions, len(user_ids), len(item_ids))
     return split, user_ids, item_ids, {"ratings": int(len(ratings)),
                                        "interactions": int(len(interactions))}
+
+
+def without_evaluated(split: Split, rows) -> Split:
+    """``split`` without the evaluated users ``split.users[rows]``: they are no longer
+    evaluated, and their held-out item joins their training items (as for a user with too
+    few interactions to hold one out); every other user is unchanged.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"user": [0, 0, 1, 1], "item": [0, 1, 0, 2], "timestamp": [1, 2, 1, 2]})
+    >>> split = without_evaluated(leave_last_out(df, 2, 3), [0])
+    >>> split.users.tolist(), split.train.toarray().tolist()
+    ([1], [[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    if rows.size == 0:
+        return split
+    held = sp.csr_matrix((np.ones(rows.size), (split.users[rows], split.test_items[rows])),
+                         shape=split.train.shape)
+    train = (split.train + held).tocsr()
+    train.sum_duplicates()
+    train.sort_indices()
+    keep = np.ones(split.users.size, dtype=bool)
+    keep[rows] = False
+    return Split(train, split.test_items[keep], split.users[keep], split.n_dropped,
+                 None if split.negatives is None else split.negatives[keep])
 
 
 # ----------------------------------------------------------------------------- files

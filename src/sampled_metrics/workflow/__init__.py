@@ -1,7 +1,8 @@
 """The Snakemake workflow's own code, not part of the library's API: one function per
 artefact of each branch (``steps``), the config's check and fan-out plan
 (``configuration``), the tables' renderings (``tables``), the figures (``figures``), the
-running example (``toy``) and the papers' printed numbers (``paper``).
+running example (``toy``), the papers' printed numbers (``paper``) and the lines a run ends
+with (``summary``).
 
 It needs the ``workflow`` extra (``pip install "sampled-metrics[workflow]"``): without it,
 importing this package names what is missing instead of failing deep in a module.

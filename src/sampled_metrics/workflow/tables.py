@@ -1,6 +1,7 @@
 """Tidy CSV tables and their Markdown / LaTeX renderings (rendered from the CSV content)."""
 from __future__ import annotations
 
+import html
 import json
 import math
 from pathlib import Path
@@ -74,17 +75,38 @@ def render_latex(df: pd.DataFrame, float_format: str = "{:.3f}", caption: str | 
     return "\n".join(lines) + "\n"
 
 
+def render_html(df: pd.DataFrame, float_format: str = "{:.3f}", title: str | None = None,
+                note: str | None = None) -> str:
+    """A standalone HTML page of ``df`` (columns as header; the title above, the note below),
+    as the workflow's report shows a table."""
+    def esc(text) -> str:
+        return html.escape(str(text))
+    head = "".join(f"<th>{esc(c)}</th>" for c in df.columns)
+    rows = "\n".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>"
+                     for row in _cells(df, float_format))
+    parts = [f"<h3>{esc(title)}</h3>" if title else "",
+             f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>",
+             f"<p>{esc(note)}</p>" if note else ""]
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><style>"
+            "body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse} "
+            "th,td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:right;"
+            "white-space:nowrap} th{background:#f4f4f4}"
+            "</style></head><body>\n" + "\n".join(x for x in parts if x) + "\n</body></html>\n")
+
+
 def write_table(tidy: pd.DataFrame, csv_path, wide: pd.DataFrame | None = None,
                 md_path=None, tex_path=None, float_format: str = "{:.3f}",
-                title: str | None = None, note: str | None = None) -> None:
+                title: str | None = None, note: str | None = None, html_path=None) -> None:
     """Write the tidy CSV, then render ``wide`` (default: the tidy frame re-read from the CSV)
-    to Markdown and LaTeX."""
+    to Markdown, LaTeX and HTML (the report's rendering)."""
     write_csv(tidy, csv_path)
     shown = pd.read_csv(csv_path) if wide is None else wide
     if md_path:
         atomic_write_text(md_path, render_markdown(shown, float_format, title, note))
     if tex_path:
         atomic_write_text(tex_path, render_latex(shown, float_format, title))
+    if html_path:
+        atomic_write_text(html_path, render_html(shown, float_format, title, note))
 
 
 def write_validation(out_stem, per_repeat: pd.DataFrame, summary: pd.DataFrame,

@@ -13,7 +13,9 @@ user wrote it (``study.figure5.edge``), what was expected and what was found:
    that idea by :func:`library_enums`).
 3. :func:`check_semantics` checks what the schema cannot: metric, correction and estimator
    names; the recommenders each table names exist and their parameters build a model; the tie
-   policy gives integer sampled ranks; m fits the item count and the sampled ranks (repeats
+   policy gives integer sampled ranks; every m of every branch is below the dataset's item
+   count where it can be known now (a synthetic dataset, a published MovieLens archive, a
+   local ``interactions`` file of at most 100 MB, read here); the sampled ranks (repeats
    x users) fit in memory where the config decides them; the local archives the run reads
    exist, and pyarrow is installed where one is Parquet. Which datasets, recommenders and m
    the run has is the workflow's own fan-out plan
@@ -21,7 +23,7 @@ user wrote it (``study.figure5.edge``), what was expected and what was found:
    will run.
 
 What only the data can decide (candidates per user, users left after the split) is checked by
-the first job that reads the data, before any model is fitted.
+the first job that reads the data, the split, before any model is fitted.
 """
 from __future__ import annotations
 
@@ -39,8 +41,8 @@ from jsonschema.exceptions import best_match
 
 from ...corrections.lookup import N_MODES
 from ...corrections.vectors import parse_correction
-from ...datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_users,
-                        synthetic_parameters)
+from ...datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_items,
+                        known_users, read_interactions, synthetic_parameters)
 from ...datasets.interactions import parquet_source, pyarrow_available
 from ...estimators.dispatch import parse_estimator
 from ...evaluation.engine import CANDIDATES, TIES, check_sampled_ranks_size
@@ -335,11 +337,33 @@ def _check_recommenders(config) -> None:
             raise ConfigError(f"config key recommenders.{name}: {str(err)[:180]}") from None
 
 
-def _item_counts(config) -> dict:
-    """|I| of each dataset where the config alone decides it (synthetic datasets)."""
-    return {name: spec["n_items"] for name, spec in (config.get("datasets") or {}).items()
-            if isinstance(spec, Mapping) and spec.get("format") == "synthetic"
-            and isinstance(spec.get("n_items"), int)}
+#: A local ``interactions`` file (``datasets.<name>.path``) up to this size is read when the
+#: config is checked, to count its items (about a second for 100 MB of CSV); a larger one,
+#: or one still to download, is checked by the split job, before any fit.
+READ_ITEMS_MAX_BYTES = 100 * 2 ** 20
+
+
+def _item_count(spec) -> tuple[int, str] | None:
+    """(|I|, how it is known) of a dataset where it can be known before any job runs: a
+    synthetic dataset's ``n_items``, a published MovieLens archive's (by its MD5), the items
+    of a local ``interactions`` file of at most READ_ITEMS_MAX_BYTES (read here); else None.
+    A file that cannot be read now is left to the split job, which names the problem."""
+    if not isinstance(spec, Mapping):
+        return None
+    n = known_items(spec)
+    if n is not None:
+        return n, (f"n_items = {n}" if spec.get("format") == "synthetic" else
+                   f"{n} items (the published {spec['format']})")
+    path = spec.get("path")
+    if spec.get("format") != "interactions" or not isinstance(path, str):
+        return None
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > READ_ITEMS_MAX_BYTES:
+            return None
+        n = int(read_interactions(path, spec)["item"].nunique())
+    except (OSError, ValueError, ImportError):   # DataError is a ValueError
+        return None
+    return n, f"{n} items in {path}"
 
 
 def _check_study(config) -> None:
@@ -366,22 +390,29 @@ def _check_study(config) -> None:
         raise ConfigError(f"config key study.model_seeds: null (each recommender's own seed) "
                           f"stands alone; list integer seeds instead, found {_short(seeds)}")
     # every m of every rank file (FanOut.rank_files), named by the first key that asks for
-    # it, then Figure 6's largest m, against the items of the dataset ranked
-    plan, items = FanOut(config), _item_counts(config)
-    m_keys = [("study.m", study.get("m"))]
-    if plan.jin:
-        m_keys += [("jin.m", plan.jin.get("m"))]
-        m_keys += [(f"jin.figure3.m_values[{i}]", m)
-                   for i, m in enumerate(plan.jin.get("figure3", {}).get("m_values", []))]
-    checks = [(plan.base_of(dataset), key, m) for dataset, _, sizes in plan.rank_files()
-              for key, m in m_keys if m in sizes]
+    # it, then Figure 6's largest m and the practice study's m, against the items of the
+    # dataset ranked, where they can be known now (_item_count)
+    plan = FanOut(config)
+    checks = list(dict.fromkeys((plan.base_of(dataset), key, m)
+                                for dataset, _, sizes in plan.rank_files()
+                                for key, m in plan.m_keys() if m in sizes))
     max_m = study.get("figure6", {}).get("max_m")
     checks += [(dataset, "study.figure6.max_m", max_m) for dataset in plan.study_datasets()]
+    practice = config.get("practice") or {}
+    checks += [(dataset, "practice.m", practice.get("m"))
+               for dataset in plan.practice_datasets()]
+    items = {}
     for dataset, key, m in checks:
-        if dataset in items and isinstance(m, int) and m >= items[dataset]:
+        if not isinstance(m, int) or dataset not in known:
+            continue
+        if dataset not in items:
+            items[dataset] = _item_count(known[dataset])
+        if items[dataset] is not None and m >= items[dataset][0]:
+            n, how = items[dataset]
+            hint = "; or set jin.enabled: false" if key.startswith("jin.") else ""
             raise ConfigError(f"config key {key}: m = {m} sampled items, but dataset "
-                              f"{dataset!r} has only n_items = {items[dataset]} (need "
-                              f"m < n_items)")
+                              f"{dataset!r} has only {how} (need m < "
+                              f"{'n_items' if how.startswith('n_items') else n}){hint}")
 
 
 def _check_repeats(config) -> None:

@@ -22,7 +22,14 @@ from collections.abc import Mapping
 from ...recommenders import model_seed
 from ..steps.ranks import DEFAULT_USERS_PER_SHARD
 
-__all__ = ["FanOut"]
+__all__ = ["FanOut", "PAPER_DATASET", "DROP_KEY"]
+
+#: The papers' dataset: the top-level copies of their figures (``figures/figure5.pdf`` of
+#: ``figures/ml-1m/figure5.pdf``, ...) are made from a run on it, never from another dataset.
+PAPER_DATASET = "ml-1m"
+
+#: The config key that leaves out of the evaluation the users with too few candidates.
+DROP_KEY = "study.drop_users_with_few_candidates"
 
 
 def _unique(values) -> list:
@@ -140,11 +147,28 @@ class FanOut:
         """Datasets of the study (KDD'20 Sec. 6), in config order."""
         return list(self.study.get("datasets") or [])
 
-    def main_dataset(self) -> str | None:
-        """The dataset of the papers' top-level figures (``figures/figure5.pdf``, ...): the
-        study's first; None without one."""
-        datasets = self.study_datasets()
-        return datasets[0] if datasets else None
+    def paper_figures(self) -> list[str]:
+        """Names of the papers' figures copied to the top of ``figures/`` from
+        :data:`PAPER_DATASET`'s (``figures/figure5.pdf`` is ``figures/ml-1m/figure5.pdf``):
+        KDD'20 Figures 5-6 when the study runs the ``ml-1m`` entry of format ``ml-1m``, Jin
+        et al.'s when their tables do. None from any other dataset: a run on yours leaves
+        the copies alone.
+
+        Examples
+        --------
+        >>> ml1m = {"ml-1m": {"format": "ml-1m"}, "mine": {"format": "interactions"}}
+        >>> FanOut({"datasets": ml1m, "study": {"datasets": ["mine", "ml-1m"]}}).paper_figures()
+        ['figure5', 'figure6']
+        >>> FanOut({"datasets": ml1m, "study": {"datasets": ["mine"]}}).paper_figures()
+        []
+        """
+        spec = (self.config.get("datasets") or {}).get(PAPER_DATASET) or {}
+        if spec.get("format") != PAPER_DATASET:
+            return []
+        names = ["figure5", "figure6"] if PAPER_DATASET in self.study_datasets() else []
+        if PAPER_DATASET in self.jin_datasets():
+            names += [f"jin_figure{i}" for i in self.jin_figures(PAPER_DATASET)]
+        return names
 
     def jin_datasets(self) -> list[str]:
         """Datasets and views of Jin et al.'s tables and figures: ``jin.datasets``, else the
@@ -229,6 +253,43 @@ class FanOut:
             if recommender == self.jin["figure3"]["recommender"] and not self.is_view(dataset):
                 sizes.update(self.jin["figure3"]["m_values"])
         return {m: self.study["repeats"] for m in sorted(sizes)}
+
+    def m_keys(self) -> list[tuple[str, int]]:
+        """(config key, m) of every sample size a rank file can have, in the order of the
+        config: ``study.m``, then Jin's ``jin.m`` and ``jin.figure3.m_values[i]``."""
+        keys = [("study.m", self.study.get("m"))]
+        if self.jin:
+            keys += [("jin.m", self.jin.get("m"))]
+            keys += [(f"jin.figure3.m_values[{i}]", m)
+                     for i, m in enumerate((self.jin.get("figure3") or {}).get("m_values", []))]
+        return keys
+
+    def split_options(self, dataset: str) -> dict:
+        """How the split of ``dataset`` checks its evaluated users before any fit (keyword
+        arguments of :func:`sampled_metrics.datasets.make_split`): ``m``, the largest m its
+        rank files and its views' draw among the items outside a user's training set (None
+        without one, or with the dataset's fixed negatives), the config key that asks for
+        it, and :data:`DROP_KEY`.
+
+        Examples
+        --------
+        >>> plan = FanOut({"study": {"datasets": ["d"], "recommenders": ["A"], "m": 50,
+        ...                          "repeats": 10, "drop_users_with_few_candidates": True}})
+        >>> plan.split_options("d")["m"], plan.split_options("d")["drop_few_candidates"]
+        (50, True)
+        """
+        keys = {}
+        for key, m in self.m_keys():
+            keys.setdefault(m, key)
+        largest = max((m for name, _, sizes in self.rank_files()
+                       if self.base_of(name) == dataset
+                       and self.dataset_protocol(name)["candidates"] == "unseen"
+                       for m in sizes), default=None)
+        if self.study.get("fixed_negatives"):
+            largest = None
+        return {"m": largest, "m_key": keys.get(largest, "study.m"),
+                "drop_few_candidates": bool(self.study.get("drop_users_with_few_candidates")),
+                "drop_key": DROP_KEY}
 
     def all_sample_sizes(self) -> list[int]:
         """Every m some rank file has, ascending."""

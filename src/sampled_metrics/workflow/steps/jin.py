@@ -148,13 +148,13 @@ def tables(dataset: str, corrections_csv, estimate_csvs, recommenders, metrics,
                           for (r, mt), g in t2.groupby(["recommender", "metric"], sort=False)}).T
     cells = cells.reset_index().rename(columns={"level_0": "recommender", "level_1": "metric"})
     write_table(t2, outputs["table2"], cells, outputs.get("table2_md"), outputs.get("table2_tex"),
-                title=f"Jin et al. Table 2 ({dataset}): estimated metric@K, mean ± std over "
+                html_path=outputs.get("table2_html"), title=f"Jin et al. Table 2 ({dataset}): estimated metric@K, mean ± std over "
                       f"repeats, in %")
     t4 = winners_frame(per_repeat)
     wide4 = t4.pivot_table(index="metric", columns="method", values="correct",
                            sort=False).reset_index()
     write_table(t4, outputs["table4"], wide4, outputs.get("table4_md"), outputs.get("table4_tex"),
-                float_format="{:.0f}",
+                float_format="{:.0f}", html_path=outputs.get("table4_html"),
                 title=f"Jin et al. Table 4 ({dataset}): repeats (of {int(t4.repeats.max())}) in "
                       f"which each method picks the exact best recommender")
 

@@ -343,13 +343,13 @@ def tables(dataset: str, per_repeat_csv, recommenders, metrics, corrections, *, 
         "ours %": [percent(a, b) for a, b in zip(t3["mean"], t3["std"])]}), "paper %",
         [ref3.get(k) for k in zip(t3.recommender, t3.metric, t3.method)], lambda p: percent(*p))
     write_table(t3, outputs["table3"], wide3, outputs.get("table3_md"),
-                outputs.get("table3_tex"),
+                outputs.get("table3_tex"), html_path=outputs.get("table3_html"),
                 title=f"Table 3 ({dataset}): exact, sampled (m = {m}) and corrected metrics, "
                       f"mean ± std over {repeats} repeats, in %")
     wide4 = _with_paper(t4.drop(columns=["dataset"]), "paper",
                         [ref4.get(k) for k in zip(t4.pair, t4.metric, t4.method)], str)
     write_table(t4, outputs["table4"], wide4, outputs.get("table4_md"),
-                outputs.get("table4_tex"),
+                outputs.get("table4_tex"), html_path=outputs.get("table4_html"),
                 title=f"Table 4 ({dataset}): repeats (of {repeats}) that order each pair as "
                       f"the exact metric does")
 
@@ -379,7 +379,7 @@ def seed_table(dataset: str, per_seed_csv, recommenders, metrics, corrections, *
             "-" if p is None or not sd > 0 else f"{(p - mean) / sd:+.1f}"
             for p, mean, sd in zip(paper, spread["mean"], spread.sd)]
     write_table(spread, outputs["table"], wide, outputs.get("table_md"),
-                outputs.get("table_tex"),
+                outputs.get("table_tex"), html_path=outputs.get("table_html"),
                 title=f"Table 3 over model seeds ({dataset}): exact, sampled (m = {m}) and "
                       f"corrected metrics, mean ± sd over the fits with seeds "
                       f"{', '.join(map(str, seeds))}, in %",
