@@ -200,7 +200,7 @@ def test_run_summary_reads_what_the_run_wrote(workdir, tmp_path):
     assert lines[:7] == [
         "sampled-metrics: the run is complete.",
         "  tables   results/<name>/ for toy, synthetic, synthetic-small, synthetic-all (CSV; "
-        ".md and .tex beside)",
+        ".md, .tex and .html beside)",
         "  figures  figures/ and figures/<name>/ for synthetic, synthetic-small, synthetic-all "
         "(PDF and PNG)",
         "  report   snakemake --report report.html --configfile config/test.yaml (every table "
@@ -224,7 +224,7 @@ def test_a_run_ends_with_the_summary(tmp_path):
     proc = snakemake(wd, "--cores", "1", "results/toy/table1.csv")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert ("sampled-metrics: the run is complete.\n  tables   results/<name>/ for toy "
-            "(CSV; .md and .tex beside)\n") in proc.stdout, proc.stdout[-2000:]
+            "(CSV; .md, .tex and .html beside)\n") in proc.stdout, proc.stdout[-2000:]
     assert "headline" not in proc.stdout       # no Table 3 yet
 
 

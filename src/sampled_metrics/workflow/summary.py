@@ -32,8 +32,8 @@ def run_summary(config: Mapping, configfiles: Sequence = (), directory=".") -> l
     figures = [d for d in dict.fromkeys(names) if (root / "figures" / d).is_dir()]
     lines = ["sampled-metrics: the run is complete."]
     if tables:
-        lines.append(f"  tables   results/<name>/ for {', '.join(tables)} (CSV; .md and .tex "
-                     f"beside)")
+        lines.append(f"  tables   results/<name>/ for {', '.join(tables)} (CSV; .md, .tex and "
+                     f".html beside)")
     if (root / "figures").is_dir():
         per = f" and figures/<name>/ for {', '.join(figures)}" if figures else ""
         lines.append(f"  figures  figures/{per} (PDF and PNG)")
