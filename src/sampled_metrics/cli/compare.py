@@ -5,8 +5,8 @@ from pathlib import Path
 
 from ..registry import COMPARE_METHODS, DEFAULT_METHODS
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
-    add_method_option, add_metric_option, add_sample_options, apply_evaluator, \
-    check_bootstrap, read_sampled_ranks, resolve_inputs, split_names
+    add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
+    file_name, read_sampled_ranks, resolve_inputs, split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -36,10 +36,12 @@ def add_parser(sub) -> None:
     """Add the ``compare`` sub-command to the ``sampled-metrics`` parser."""
     p = sub.add_parser("compare", help="is recommender A better than B? (paired, bias-aware)",
                        description=DESCRIPTION)
-    p.add_argument("a", metavar="A", help="sampled ranks of A: one integer per line, a "
+    p.add_argument("a", metavar="A", type=file_name,
+                   help="sampled ranks of A: one integer per line, a "
                    "CSV with --column, a workflow rank file (.npz), or a long-format CSV "
                    "(user,position,n_nonrelevant,n_negatives: several positives per user)")
-    p.add_argument("b", metavar="B", help="sampled ranks of B, the same users in the "
+    p.add_argument("b", metavar="B", type=file_name,
+                   help="sampled ranks of B, the same users in the "
                    "same order (same formats; long-format CSVs are matched by user id)")
     p.add_argument("--name-a", help="name of A in the output (default: the rank file's "
                    "recommender, else the file name)")
@@ -71,6 +73,8 @@ def run(args):
     paths = {"a": Path(args.a), "b": Path(args.b)}
     check_interval_draws("--bootstrap", args.bootstrap, args.level)
     check_bootstrap(args)
+    if args.estimator_bootstrap < 0:
+        raise ValueError(f"--estimator-bootstrap must be >= 0, got {args.estimator_bootstrap}")
     formats = {k: long_format(p) for k, p in paths.items()}
     apply_evaluator(args, any(formats.values()), args.a)
     if any(formats.values()):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..registry import CORRECTIONS, DEFAULT_METHODS
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
-    add_method_option, add_metric_option, add_sample_options, apply_evaluator, \
-    check_bootstrap, read_sampled_ranks, resolve_inputs, split_names
+    add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
+    file_name, read_sampled_ranks, resolve_inputs, split_names
 
 __all__ = ["add_parser", "run", "DEFAULT"]
 
@@ -33,7 +33,8 @@ def add_parser(sub) -> None:
     """Add the ``correct`` sub-command to the ``sampled-metrics`` parser."""
     p = sub.add_parser("correct", help="corrected metrics from sampled ranks",
                        description=DESCRIPTION)
-    p.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
+    p.add_argument("--ranks", required=True, type=file_name,
+                   help="file: one integer rank per line, a CSV "
                    "with a header (then give --column), a workflow rank file "
                    "results/<dataset>/ranks/<recommender>.npz, or a long-format CSV")
     add_metric_option(p)

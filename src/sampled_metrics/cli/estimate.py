@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ..registry import DEFAULT_METHODS, ESTIMATORS
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
-    add_method_option, add_metric_option, add_sample_options, apply_evaluator, \
-    check_bootstrap, check_processes, read_sampled_ranks, resolve_inputs, split_names
+    add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
+    check_processes, file_name, read_sampled_ranks, resolve_inputs, split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -25,7 +25,8 @@ def add_parser(sub) -> None:
     e = sub.add_parser("estimate",
                        help="metrics from an estimated rank distribution (Jin et al.)",
                        description=DESCRIPTION)
-    e.add_argument("--ranks", required=True, help="file: one integer rank per line, a CSV "
+    e.add_argument("--ranks", required=True, type=file_name,
+                   help="file: one integer rank per line, a CSV "
                    "with a header (then give --column), or a workflow rank file "
                    "results/<dataset>/ranks/<recommender>.npz")
     add_metric_option(e)

@@ -8,6 +8,7 @@ import what they need when they run.
 """
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from ..metrics import METRIC_NAMES
@@ -16,10 +17,18 @@ from ..registry import DEFAULT_METRICS, SAMPLING_LAWS
 __all__ = ["add_metric_option", "add_method_option", "add_sample_options",
            "add_bootstrap_options", "add_evaluator_option", "add_format_option",
            "read_sampled_ranks", "file_m", "resolve_inputs", "split_names", "check_bootstrap",
-           "check_processes", "read_prior", "apply_evaluator", "DEFAULT_BOOTSTRAP"]
+           "check_processes", "read_prior", "apply_evaluator", "DEFAULT_BOOTSTRAP", "file_name"]
 
 #: bootstrap draws over users, where each draw is a mean (correct, compare)
 DEFAULT_BOOTSTRAP = 1000
+
+
+def file_name(text: str) -> str:
+    """argparse type of an input file: refuses an empty name (which would mean the current
+    folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty file name")
+    return text
 
 
 def add_metric_option(p, what: str = "metrics") -> None:

@@ -52,6 +52,8 @@ def run(args):
 
     args.sampling = args.sampling or "binomial"
     check_nm(args.n, 1, args.sampling)
+    if args.max_m is not None and args.max_m < 1:
+        raise ValueError(f"--max-m must be >= 1, got {args.max_m}")
     prior = read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []
     methods = split_names(args.method, "method")

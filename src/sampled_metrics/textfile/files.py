@@ -22,6 +22,8 @@ def check_readable(path, shown: str | None = None, what: str = "file") -> Path:
     ValueError: no/such/ranks.txt: no such file
     """
     shown = str(path) if shown is None else shown
+    if not str(path).strip():
+        raise ValueError(f"an empty file name where a {what} was expected")
     path = Path(path)
     try:
         if path.is_dir():
