@@ -2,8 +2,8 @@
 metric (see ``--help``; the method is :mod:`sampled_metrics.bounds`)."""
 from __future__ import annotations
 
-from ..registry import SAMPLING_LAWS
-from .inputs import add_evaluator_option, add_format_option, add_metric_option, split_names
+from ..registry import SAMPLING_LAWS, name_list
+from .inputs import add_evaluator_option, add_format_option, add_metric_option
 
 __all__ = ["add_parser", "run"]
 
@@ -64,14 +64,14 @@ def run(args):
     except ValueError as err:
         raise ValueError(f"--observed {err}") from None
     targets = []
-    for name in split_names(args.metric, "--metric"):
+    for name in name_list(args.metric, "--metric"):
         try:
             targets.append(parse_metric(name))
         except ValueError as err:
             raise ValueError(f"--metric {name!r}: {err}") from None
     check_distinct("metric", [x.name for x in targets])
     shapes = []
-    given = split_names(args.shape, "--shape")
+    given = name_list(args.shape, "--shape")
     for name in given:
         if name.lower() not in SHAPE_NAMES:
             raise ValueError(f"--shape {name!r}: expected none or non-increasing")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..registry import COMPARE_METHODS, DEFAULT_METHODS
+from ..registry import COMPARE_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    file_name, read_sampled_ranks, resolve_inputs, split_names
+    file_name, read_rank_files, read_sampled_ranks, resolve_inputs
 
 __all__ = ["add_parser", "run"]
 
@@ -79,13 +79,12 @@ def run(args):
     apply_evaluator(args, any(formats.values()), args.a)
     if any(formats.values()):
         return _compare_long(args, paths, formats)
-    files = _read_rank_files(paths, args.n) if all(p.suffix == ".npz"
-                                                   for p in paths.values()) else {}
+    files = _read_rank_files(paths, args.n)
     if args.repeats is not None and not files:
         raise ValueError("--repeats needs workflow rank files (.npz) for A and B")
-    n, m, sampling = resolve_inputs(args, list(paths.values()))
+    n, m, sampling = resolve_inputs(args, {str(paths[k]): f for k, f in files.items()})
     names = _display_names(files, paths, args)
-    metrics, methods = split_names(args.metric, "metric"), split_names(args.method, "method")
+    metrics, methods = name_list(args.metric, "metric"), name_list(args.method, "method")
     options = dict(level=args.level, bootstrap=args.bootstrap,
                    estimator_bootstrap=args.estimator_bootstrap,
                    paired=args.pairing == "paired")
@@ -102,7 +101,8 @@ def run(args):
         return out[["a", "b", "metric", "method", "repeats", "exact_difference",
                     "mean_difference", "agree", "a_better", "b_better", "not_distinguishable",
                     "wrong", "naive_wrong"]]
-    ranks = [read_sampled_ranks(paths[k], m, args.column, args.repeat) for k in ("a", "b")]
+    ranks = [read_sampled_ranks(paths[k], m, args.column, args.repeat, files.get(k))
+             for k in ("a", "b")]
     frame = compare_ranks(dict(zip(names, ranks)), n, m, metrics, methods, sampling=sampling,
                           seed=args.seed, **options)
     return _worded(frame, names)
@@ -132,7 +132,7 @@ def _compare_long(args, paths: dict, formats: dict):
     check_positive_tables(dict(zip(shown, (table_a, table_b))),
                           dict(zip(shown, (users_a, users_b))))
     names = _display_names({}, paths, args)
-    methods = split_names(args.method, "method")
+    methods = name_list(args.method, "method")
     notes = []
     if args.method == ",".join(DEFAULT_METHODS["compare"]):
         left = [x for x in methods if x in RANKS_ONLY]
@@ -140,7 +140,7 @@ def _compare_long(args, paths: dict, formats: dict):
         notes = [f"{', '.join(left)} left out: they need one sampled rank per user, not "
                  f"the long format"]
     frame = compare_positives({names[0]: table_a, names[1]: table_b},
-                              split_names(args.metric, "metric"), methods,
+                              name_list(args.metric, "metric"), methods,
                               sampling=args.sampling or "binomial", level=args.level,
                               bootstrap=args.bootstrap, seed=args.seed)
     frame = _worded(frame, names)
@@ -149,12 +149,15 @@ def _compare_long(args, paths: dict, formats: dict):
 
 
 def _read_rank_files(paths: dict, n: int | None) -> dict:
-    """The workflow rank files of A and B, checked to belong to one comparison
-    (:func:`~sampled_metrics.compare.matching.check_rank_files`, each named by its path)."""
+    """The workflow rank files of A and B by key ('a', 'b'; {} when neither is one), checked
+    to belong to one comparison (:func:`~sampled_metrics.compare.matching.check_rank_files`,
+    each named by its path)."""
     from ..compare.matching import check_rank_files
-    from ..evaluation.rankfile import read_rank_file
 
-    files = {key: read_rank_file(p) for key, p in paths.items()}
+    read = read_rank_files(list(paths.values()))
+    if not read:
+        return {}
+    files = {key: read[str(p)] for key, p in paths.items()}
     check_rank_files(dict(zip(_shown(paths), files.values())), n)
     return files
 

@@ -2,10 +2,10 @@
 sampled ranks, or from a long-format CSV of several positives per user (see ``--help``)."""
 from __future__ import annotations
 
-from ..registry import CORRECTIONS, DEFAULT_METHODS
+from ..registry import CORRECTIONS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    file_name, read_sampled_ranks, resolve_inputs, split_names
+    file_name, read_rank_files, read_sampled_ranks, resolve_inputs
 
 __all__ = ["add_parser", "run", "DEFAULT"]
 
@@ -69,12 +69,14 @@ def _correct_ranks(args):
 
     if args.thin_to is not None:
         raise ValueError("--thin-to only applies to a long-format CSV of positives")
-    n, m, sampling = resolve_inputs(args)
+    files = read_rank_files([args.ranks])
+    n, m, sampling = resolve_inputs(args, files)
     check_bootstrap(args)
-    ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
-    corrections = split_names(args.method, "method")
+    ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat,
+                               files.get(args.ranks))
+    corrections = name_list(args.method, "method")
     _check_gamma(args, corrections)
-    return correct(ranks, n, m, split_names(args.metric, "metric"), corrections,
+    return correct(ranks, n, m, name_list(args.metric, "metric"), corrections,
                    sampling=sampling,
                    bootstrap=args.bootstrap, level=args.level, seed=args.seed,
                    gamma=args.gamma)
@@ -92,11 +94,11 @@ def _correct_long(args):
             raise ValueError(f"--{option} does not apply to a long-format CSV ({args.ranks} "
                              f"gives n_nonrelevant and n_negatives per row)")
     check_bootstrap(args)
-    corrections = split_names(args.method, "method")
+    corrections = name_list(args.method, "method")
     _check_gamma(args, corrections)
     corrections = [correction_label(x, args.gamma) if x.lower() == "bv" else x
                    for x in corrections]
-    metrics = split_names(args.metric, "metric")
+    metrics = name_list(args.metric, "metric")
     sampling = args.sampling or "binomial"
     if long_format(args.ranks) == "draws":
         if args.method == ",".join(DEFAULT):

@@ -2,10 +2,10 @@
 sampled ranks (Jin et al.; see ``--help``)."""
 from __future__ import annotations
 
-from ..registry import DEFAULT_METHODS, ESTIMATORS
+from ..registry import DEFAULT_METHODS, ESTIMATORS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    check_processes, file_name, read_sampled_ranks, resolve_inputs, split_names
+    check_processes, file_name, read_rank_files, read_sampled_ranks, resolve_inputs
 
 __all__ = ["add_parser", "run"]
 
@@ -50,10 +50,11 @@ def run(args):
     from ..estimators.table import check_estimate_size, estimate
 
     apply_evaluator(args, long=False)
-    n, m, sampling = resolve_inputs(args)
+    files = read_rank_files([args.ranks])
+    n, m, sampling = resolve_inputs(args, files)
     check_bootstrap(args)
     processes = check_processes(args.processes)
-    estimators = split_names(args.method, "method")
+    estimators = name_list(args.method, "method")
     for option, owner in (("eta", "mes"), ("weight", "wmle"), ("c", "wmle")):
         if getattr(args, option) is not None and owner not in estimators:
             raise ValueError(f"--{option} only applies to the estimator {owner!r}, but "
@@ -62,7 +63,8 @@ def run(args):
     options = {name: {k: v for k, v in opts.items() if v is not None}
                for name, opts in options.items() if name in estimators}
     check_estimate_size(n, m, args.bootstrap, "--bootstrap")   # before the ranks are read
-    ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat)
-    return estimate(ranks, n, m, split_names(args.metric, "metric"), estimators,
+    ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat,
+                               files.get(args.ranks))
+    return estimate(ranks, n, m, name_list(args.metric, "metric"), estimators,
                     sampling=sampling, bootstrap=args.bootstrap, level=args.level,
                     seed=args.seed, processes=processes, options=options)

@@ -16,7 +16,7 @@ from ..registry import DEFAULT_METRICS, SAMPLING_LAWS
 
 __all__ = ["add_metric_option", "add_method_option", "add_sample_options",
            "add_bootstrap_options", "add_evaluator_option", "add_format_option",
-           "read_sampled_ranks", "file_m", "resolve_inputs", "split_names", "check_bootstrap",
+           "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
            "check_processes", "read_prior", "apply_evaluator", "DEFAULT_BOOTSTRAP", "file_name"]
 
 #: bootstrap draws over users, where each draw is a mean (correct, compare)
@@ -84,11 +84,12 @@ def add_evaluator_option(p, what: str = "the evaluator that drew the negatives, 
 
 
 def read_sampled_ranks(path, m: int | None, column: str | None = None,
-                       repeat: int | None = None):
+                       repeat: int | None = None, rank_file=None):
     """Read sampled ranks r~ (integers in 1..m+1) from a text file with one per line, from
     column ``column`` of a CSV file with a header, or from a rank file of the workflow
     (``results/<dataset>/ranks/<recommender>.npz``: sample size ``m`` (default: the file's
-    only one), repeat ``repeat`` (default 0)). Raises ValueError naming the problem."""
+    only one), repeat ``repeat`` (default 0); ``rank_file``: that file already read, by
+    :func:`read_rank_files`). Raises ValueError naming the problem."""
     import numpy as np
 
     from ..evaluation.rankfile import read_rank_file
@@ -96,7 +97,7 @@ def read_sampled_ranks(path, m: int | None, column: str | None = None,
 
     path = Path(path)
     if path.suffix == ".npz":
-        rank_file = read_rank_file(path)
+        rank_file = read_rank_file(path) if rank_file is None else rank_file
         if rank_file.users.size == 0:
             raise ValueError(f"{path}: the rank file holds no users")
         try:
@@ -125,22 +126,27 @@ def file_m(rank_file, path, m: int | None) -> int:
     return m
 
 
-def resolve_inputs(args, paths=None) -> tuple[int, int, str]:
-    """(n, m, sampling) of the ranks at ``paths`` (default ``[args.ranks]``): the options,
-    with what workflow rank files record filling in what is not given (their |I|, their only
-    m, their law) and refusing what contradicts it, file by file; all paths rank files or
-    none. Sets ``args.n``, ``args.m``, ``args.sampling``."""
+def read_rank_files(paths) -> dict:
+    """{path as given: RankFile} when every input is a workflow rank file (.npz), {} when
+    none is; a one-line ValueError when they mix."""
     from ..evaluation.rankfile import read_rank_file
-    from ..sampling import check_nm
 
-    paths = [Path(args.ranks)] if paths is None else [Path(p) for p in paths]
-    npz = [p.suffix == ".npz" for p in paths]
+    npz = [Path(p).suffix == ".npz" for p in paths]
     if any(npz) and not all(npz):
         raise ValueError("the inputs must all be rank files (.npz) or none")
-    if all(npz) and getattr(args, "column", None) is not None:
+    return {str(p): read_rank_file(p) for p in paths} if all(npz) else {}
+
+
+def resolve_inputs(args, files: dict) -> tuple[int, int, str]:
+    """(n, m, sampling) of the ranks: the options, with what the workflow rank files
+    ``files`` (:func:`read_rank_files`; {} for other inputs) record filling in what is not
+    given (their |I|, their only m, their law) and refusing what contradicts it, file by
+    file. Sets ``args.n``, ``args.m``, ``args.sampling``."""
+    from ..sampling import check_nm
+
+    if files and getattr(args, "column", None) is not None:
         raise ValueError("--column only applies to CSV input, not rank files (.npz)")
-    for path in paths if all(npz) else []:
-        rank_file = read_rank_file(path)
+    for path, rank_file in files.items():
         args.m = file_m(rank_file, path, args.m)
         if args.n is None:
             args.n = rank_file.n_items
@@ -159,14 +165,6 @@ def resolve_inputs(args, paths=None) -> tuple[int, int, str]:
     args.sampling = args.sampling or "binomial"
     n, m = check_nm(args.n, args.m, args.sampling)
     return n, m, args.sampling
-
-
-def split_names(text: str, what: str) -> list[str]:
-    """The comma-separated names of an option (blanks dropped); ValueError if there is none."""
-    names = [s.strip() for s in text.split(",") if s.strip()]
-    if not names:
-        raise ValueError(f"no {what} given")
-    return names
 
 
 def check_bootstrap(args) -> None:

@@ -2,9 +2,8 @@
 a target (see ``--help``; the method is :mod:`sampled_metrics.corrections.planning`)."""
 from __future__ import annotations
 
-from ..registry import CORRECTIONS, DEFAULT_METHODS, SAMPLING_LAWS
-from .inputs import add_format_option, add_method_option, add_metric_option, read_prior, \
-    split_names
+from ..registry import CORRECTIONS, DEFAULT_METHODS, SAMPLING_LAWS, name_list
+from .inputs import add_format_option, add_method_option, add_metric_option, read_prior
 
 __all__ = ["add_parser", "run"]
 
@@ -56,10 +55,10 @@ def run(args):
         raise ValueError(f"--max-m must be >= 1, got {args.max_m}")
     prior = read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
     rows = []
-    methods = split_names(args.method, "method")
+    methods = name_list(args.method, "method")
     check_distinct("correction", [correction_label(x) for x in methods], methods)
     pairs = [(metric, correction)
-             for metric in parse_metrics(split_names(args.metric, "metric"), distinct=True)
+             for metric in parse_metrics(name_list(args.metric, "metric"), distinct=True)
              for correction in methods]
     with progress("sampled-metrics plan", total=len(pairs)) as bar:
         for metric, correction in pairs:
