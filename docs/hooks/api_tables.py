@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from rest_docstrings import inline      # a sibling hook: MkDocs puts hooks/ on the path
+
 API_MARKER = "<!-- api table -->"
 REGISTRY_MARKER = "<!-- registry table -->"
 
@@ -21,10 +23,10 @@ def _example(name: str, doc: str) -> str:
 
 
 def _task(doc: str) -> str:
-    """The docstring's first sentence, its reStructuredText roles as Markdown code."""
+    """The docstring's first sentence, its reStructuredText roles and literals as Markdown
+    code (as the API pages render them, :func:`rest_docstrings.inline`)."""
     text = " ".join(doc.strip().split("\n\n")[0].split())
-    text = re.split(r"\.\s+(?=[A-Z])", text)[0].rstrip(".") + "."
-    return re.sub(r":\w+:`~?([^`]*)`", r"`\1`", text).replace("``", "`")
+    return inline(re.split(r"\.\s+(?=[A-Z])", text)[0].rstrip(".") + ".")
 
 
 def api_table() -> str:

@@ -38,8 +38,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[2]
+from machine import unpack_ref
 N_ITEMS, M, USERS, SEED = 3706, 99, 5000, 0
 TARGET_SECONDS, TARGET_MB = 5.0, 500.0
 
@@ -73,14 +72,6 @@ def write_ranks(path: Path) -> None:
     r = np.clip(np.ceil(N_ITEMS * rng.beta(0.5, 3.0, size=USERS)), 1, N_ITEMS)
     sampled = 1 + rng.binomial(M, (r - 1) / (N_ITEMS - 1))
     np.savetxt(path, sampled, fmt="%d")
-
-
-def unpack_ref(ref: str, folder: Path) -> Path:
-    """``src`` of git ref ``ref`` unpacked under ``folder`` (read-only on the repository)."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "src"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder / "src"
 
 
 def run_once(argv: list[str], src: Path | None, out: Path) -> dict:

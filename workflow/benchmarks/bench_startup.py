@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from machine import machine
+from machine import machine, unpack_ref
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,14 +34,6 @@ CASES = {
     "version": ["-m", "sampled_metrics.cli", "--version"],
     "first": ["-c", "import sampled_metrics as sm; sm.correct"],
 }
-
-
-def unpack_ref(ref: str, folder: Path) -> Path:
-    """The ``src`` folder of git ref ``ref``, unpacked under ``folder``."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "src"],
-                             capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder / "src"
 
 
 def times(argv: list[str], src: Path, repeats: int) -> list[float] | None:

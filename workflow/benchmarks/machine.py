@@ -1,8 +1,11 @@
 """What the benchmark scripts share: the line naming the CPU and the BLAS kernel printed
-beside every timing, and the best and median wall time of a call."""
+beside every timing, the best and median wall time of a call, and the ``src`` of a git ref
+to time a baseline against."""
 import platform
 import statistics
+import subprocess
 import time
+from pathlib import Path
 
 import numpy  # noqa: F401  (loads BLAS, so that threadpool_info names it)
 import scipy.linalg  # noqa: F401  (and SciPy's own BLAS, where it has one)
@@ -35,3 +38,12 @@ def timed(repeats: int, fn) -> tuple[float, float]:
         fn()
         times.append(time.perf_counter() - start)
     return min(times), statistics.median(times)
+
+
+def unpack_ref(ref: str, folder: Path) -> Path:
+    """``src`` of git ref ``ref`` unpacked under ``folder`` (read-only on the repository)."""
+    root = Path(__file__).resolve().parents[2]
+    archive = subprocess.run(["git", "-C", str(root), "archive", ref, "src"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return Path(folder) / "src"
