@@ -9,8 +9,9 @@ Closed form: with the binary users x items matrix X and G = XᵀX + λI,
 B is a dense items x items matrix (the model is dense by construction): 110 MB for ML-1M
 (3,706 items), 5.7 GB at ML-20M width (26,744 items) in float64. The fit holds one float64
 matrix at a time (plus the float32 copy at the end): G is counted dense by a multi-threaded
-kernel (exact integers), inverted in place by Cholesky in LAPACK (threads: the BLAS's; the
-same bits as ``scipy.linalg.inv``, see :func:`spd_inverse_inplace`), scaled in place and
+kernel (exact integers), inverted in place by Cholesky (LAPACK on one thread, the same bits as
+``scipy.linalg.inv``; or tiled on ``threads`` threads, the same bits for any number of
+them, see :func:`spd_inverse_inplace`), scaled in place and
 stored in C order as ``dtype`` (float32 by default, 2.9 GB at ML-20M width). Scores are
 summed in float64 by the multi-threaded :func:`.dense_kernels.sparse_dense_product`, the
 same bits whatever the number of threads (and, for float64 B, the bits of scipy's X_u @ B).
@@ -24,30 +25,38 @@ from threadpoolctl import threadpool_limits
 from .base import Recommender, check_train
 from .dense_kernels import (check_dtype, check_threads, cooccurrence, sparse_dense_product,
                             symmetrize_from_lower, to_c_order)
+from .tiled_inverse import tiled_spd_inverse
 
 __all__ = ["EASE", "spd_inverse_inplace"]
 
-#: Matrices of this size or more are inverted on one BLAS thread: OpenBLAS 0.3.31's
-#: multi-threaded ``dpotrf`` (and ``scipy.linalg.inv``) end in a segmentation fault on them
-#: (measured: n = 16,000 runs on 2 threads, n = 20,000 and 26,744 crash; one thread runs).
-THREADED_LAPACK_MAX_BYTES = 2 ** 31
+#: How G is inverted (:func:`spd_inverse_inplace`).
+INVERSES = ("lapack", "tiled")
 
 
-def spd_inverse_inplace(G: np.ndarray, threads: int | None = None) -> np.ndarray:
+def spd_inverse_inplace(G: np.ndarray, threads: int | None = None,
+                        inverse: str = "lapack") -> np.ndarray:
     """G⁻¹ of an exactly symmetric positive definite C-ordered G, overwriting G.
 
-    Cholesky G = UᵀU (LAPACK ``dpotrf``, upper), then G⁻¹ = U⁻¹U⁻ᵀ (``dpotri``), which
-    fills one triangle; the other is copied from it. This is what ``scipy.linalg.inv``
-    (1.17) does for such a matrix, bit for bit (it recognises the structure), but without
-    its copy of G; from 2 GB (16,384 items) on, it runs on one BLAS thread, see
-    :data:`THREADED_LAPACK_MAX_BYTES`. G's memory read in Fortran order is Gᵀ = G, so
-    LAPACK works on it in place; its upper triangle is the lower one of the C view.
+    ``inverse='lapack'``: Cholesky G = UᵀU (LAPACK ``dpotrf``, upper), then
+    G⁻¹ = U⁻¹U⁻ᵀ (``dpotri``), which fills one triangle; the other is copied from it. This
+    is what ``scipy.linalg.inv`` (1.17) does for such a matrix, bit for bit (it recognises
+    the structure), but without its copy of G, on one BLAS thread (OpenBLAS's threads give
+    other last bits). G's
+    memory read in Fortran order is Gᵀ = G, so LAPACK works on it in place; its upper
+    triangle is the lower one of the C view. ``inverse='tiled'``:
+    :func:`.tiled_spd_inverse` on ``threads`` threads, the same bits for any number of
+    them (2.8e-15 from LAPACK's, relative; 1.36x LAPACK's speed on 2 threads, 0.79x on
+    one, at 16,384 items: ``workflow/benchmarks/bench_spd_inverse.py``).
     """
     n = G.shape[0]
     if G.shape != (n, n) or G.dtype != np.float64 or not G.flags.c_contiguous:
         raise ValueError("G must be a square C-contiguous float64 array")
+    if inverse not in INVERSES:
+        raise ValueError(f"inverse must be one of {INVERSES}, got {inverse!r}")
+    if inverse == "tiled":
+        return tiled_spd_inverse(G, threads)
     F = G.T                                     # the same matrix, Fortran order: no copy
-    with threadpool_limits(1 if G.nbytes >= THREADED_LAPACK_MAX_BYTES else None, "blas"):
+    with threadpool_limits(1, "blas"):          # its bits would depend on the threads
         U, info = lapack.dpotrf(F, lower=0, clean=0, overwrite_a=1)
         if info == 0:
             U, info = lapack.dpotri(U, lower=0, overwrite_c=1)
@@ -66,15 +75,22 @@ class EASE(Recommender):
     lam : float
         λ > 0.
     threads : int or None
-        Threads (numba) of the Gram counts and of the scoring; None: numba's default (all
-        cores, or ``NUMBA_NUM_THREADS``). The results do not depend on it. The inverse runs
-        on the BLAS/LAPACK threads (``threadpoolctl`` limits them).
+        Threads (numba) of the Gram counts and of the scoring, and from 16,384 items on of
+        the tiled inverse; None: all cores (numba: ``NUMBA_NUM_THREADS``). The results do
+        not depend on it.
     dtype : {'float32', 'float64'}
         Storage of B: computed in float64 and stored rounded to ``dtype``; scores are
         summed in float64. float32 halves the model (2.9 GB instead of 5.7 GB at 26,744
         items) and leaves every exact and sampled rank on MovieLens-1M unchanged, under
         every tie policy (tests/test_dense_kernels.py); the fit then briefly holds both
         (8.6 GB at 26,744 items).
+
+    inverse : {'lapack', 'tiled'}
+        How G is inverted: LAPACK's ``dpotrf``/``dpotri`` on one thread (OpenBLAS's own
+        threads crash from about 22,600 items on and change the last bits), or the tiled
+        inverse on ``threads`` threads, for a machine with more cores than fits to run
+        (its own last bits, the same for any number of threads; the ranks on MovieLens-1M
+        are LAPACK's, tested).
 
     Attributes
     ----------
@@ -88,9 +104,12 @@ class EASE(Recommender):
         return True
 
     def __init__(self, lam: float = 500.0, threads: int | None = None,
-                 dtype: str = "float32"):
+                 dtype: str = "float32", inverse: str = "lapack"):
         if not lam > 0:
             raise ValueError(f"EASE needs lam > 0, got {lam!r}")
+        if inverse not in INVERSES:
+            raise ValueError(f"EASE inverse must be one of {INVERSES}, got {inverse!r}")
+        self.inverse = inverse
         self.lam = float(lam)
         self.threads = check_threads(threads)
         self.dtype = check_dtype(dtype)
@@ -107,7 +126,7 @@ class EASE(Recommender):
     def fit(self, train) -> "EASE":
         """B = I - P diag(1/diag(P)), P = (XᵀX + λI)⁻¹, with one dense matrix in memory."""
         train = check_train(train)
-        P = spd_inverse_inplace(self._gram(train), self.threads)
+        P = spd_inverse_inplace(self._gram(train), self.threads, self.inverse)
         P /= (-np.diag(P))[None, :]                 # B = P / (-diag(P)) column-wise ...
         P[np.diag_indices_from(P)] = 0.0            # ... = I - P diag(1/diag(P))
         self.weights_ = to_c_order(P, self.dtype)
