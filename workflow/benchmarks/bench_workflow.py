@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from machine import machine
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -102,6 +104,8 @@ def main() -> None:
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--target-seconds", type=float, default=120.0)
     ap.add_argument("--target-gb", type=float, default=2.0)
+    ap.add_argument("--set-threads", nargs="+", default=[], metavar="RULE=N",
+                    help="passed to snakemake (e.g. fit=2: every fit on two threads)")
     ap.add_argument("--keep", action="store_true", help="keep the working directory")
     ap.add_argument("targets", nargs="*", help="snakemake targets (default: all)")
     args = ap.parse_args()
@@ -112,6 +116,9 @@ def main() -> None:
     configfiles = args.configfile or [local_ml1m_config(args.ml1m, workdir)]
     cmd = [sys.executable, "-m", "snakemake", *args.targets, "--cores", str(args.cores),
            "--configfile", *configfiles]
+    if args.set_threads:
+        cmd += ["--set-threads", *args.set_threads]
+    print(machine())
     print(f"running {' '.join(cmd[2:])} in {workdir}", flush=True)
     start = time.perf_counter()
     with open(workdir / "bench.log", "w") as out:
