@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from sampled_metrics.logs import script_logging
-from sampled_metrics.workflow.steps.kdd_study import figure6
+from sampled_metrics.workflow.steps.plots import figure6
 
 with script_logging(snakemake):
     cfg = snakemake.params.cfg

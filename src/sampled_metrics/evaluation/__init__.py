@@ -9,11 +9,26 @@
                loop, tie keys and policies) and their simulated sampled positions
 ``rankfile``   the rank file: what one evaluation of one recommender produced (the contract
                between the scoring step, the tables and the command line)
+``policies``   the names of the tie policies and candidate sets
 """
-from .engine import (CANDIDATES, DEFAULT_TIE, TIES, Evaluation, check_sampled_ranks_size,
-                     evaluate, exact_ranks, mean_metrics, rank_all, ranks_from_counts,
-                     sampled_ranks, tie_keys)
+import importlib
 
-__all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts",
+#: The engine's names, importable from this package; loaded on first use, so that reading a
+#: rank file does not load the compiled kernels.
+_ENGINE = ("TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts",
            "exact_ranks", "sampled_ranks", "evaluate", "rank_all", "mean_metrics",
-           "check_sampled_ranks_size"]
+           "check_sampled_ranks_size")
+
+__all__ = list(_ENGINE)
+
+
+def __getattr__(name: str):
+    if name in _ENGINE:
+        return getattr(importlib.import_module(".engine", __name__), name)
+    if name in ("engine", "kernels", "negatives", "several", "rankfile", "policies"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_ENGINE))

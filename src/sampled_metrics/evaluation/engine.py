@@ -53,6 +53,7 @@ from ..metrics import parse_metrics
 from ..seeds import generator
 from . import kernels
 from .negatives import BLOCK_USERS, CandidateTable, check_sample_size, negatives_generator
+from .policies import CANDIDATES, DEFAULT_TIE, TIES
 
 __all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "check_tie",
            "ranks_from_counts", "check_scores", "exact_ranks", "sampled_ranks", "score_blocks",
@@ -60,11 +61,6 @@ __all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "check
 
 log = logging.getLogger(__name__)
 
-TIES = ("pessimistic", "optimistic", "average", "random", "random_per_ranking")
-DEFAULT_TIE = "random_per_ranking"
-#: Candidate sets: ``unseen`` (items outside H_u, KDD'20 and NCF) or ``all`` (every item,
-#: the user's training items included, as Jin et al.'s code ranks and samples).
-CANDIDATES = ("unseen", "all")
 
 
 def tie_keys(seed: int, block: int, shape) -> np.ndarray:

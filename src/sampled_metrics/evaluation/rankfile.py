@@ -37,7 +37,7 @@ import numpy as np
 from ..atomic import atomic_output
 from ..sampling import check_candidates, check_sampling
 from ..textfile import check_readable
-from .engine import TIES
+from .policies import TIES
 
 __all__ = ["SCHEMA", "RankFile", "read_rank_file"]
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import figures
 from ...atomic import atomic_output
 from ...corrections.vectors import correction_label
 from ...estimators.dispatch import estimate_batches
@@ -25,7 +24,7 @@ from ..tables import percent, write_csv, write_table
 from .kdd_study import PER_REPEAT_COLUMNS, select, table3_frame
 
 __all__ = ["estimator_label", "estimates_per_repeat", "table2_frame", "winners_frame",
-           "estimate_repeats", "tables", "figure"]
+           "estimate_repeats", "tables"]
 
 
 def estimator_label(estimator: str) -> str:
@@ -159,20 +158,3 @@ def tables(dataset: str, corrections_csv, estimate_csvs, recommenders, metrics,
                       f"which each method picks the exact best recommender")
 
 
-def figure(dataset: str, pmf_paths: dict, estimators, out_stem, data_csv, *, top: int,
-           title: str) -> pd.DataFrame:
-    """Jin et al. Figures 2-3: mean estimated P(R) and its CDF for R <= ``top`` against the
-    exact empirical distribution, one column per entry of ``pmf_paths`` (label -> npz)."""
-    rows = []
-    for label, path in pmf_paths.items():
-        with np.load(path) as z:
-            for method in ["exact", *(estimator_label(e) for e in estimators)]:
-                p = z[method][:top]
-                cdf = np.cumsum(z[method])[:top]
-                rows.append(pd.DataFrame({"panel": label, "method": method,
-                                          "rank": np.arange(1, p.size + 1), "pmf": p,
-                                          "cdf": cdf}))
-    frame = pd.concat(rows, ignore_index=True)
-    write_csv(frame, data_csv)
-    figures.rank_distribution_figure(frame, out_stem, title)
-    return frame

@@ -24,20 +24,19 @@ import logging
 import numpy as np
 import pandas as pd
 
-from .. import figures
 from ...compare.verdicts import orders_like_exact
 from ...corrections.lookup import correction_lookup, mean_corrected, n_for_users
 from ...corrections.vectors import correction_label, correction_vectors
 from ...evaluation.rankfile import read_rank_file
 from ...metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
-from ...sampling import check_nm, expected_metric_matrix, log_grid
+from ...sampling import check_nm, expected_metric_matrix
 from ..tables import percent, write_csv, write_table
 
 __all__ = ["PAPER_DATASET", "per_repeat_frame",
            "per_seed_frame", "table3_frame", "seed_spread_frame", "table4_frame",
            "rank_buckets", "figure6_frame", "correct_repeats", "correct_seeds",
-           "read_per_seed", "tables", "seed_table", "figure5", "figure6"]
+           "read_per_seed", "tables", "seed_table"]
 
 log = logging.getLogger(__name__)
 
@@ -393,40 +392,3 @@ def seed_table(dataset: str, per_seed_csv, recommenders, metrics, corrections, *
     return spread
 
 
-def figure5(dataset: str, rank_paths: dict, edges, out_stem, data_csv,
-            facts_csv=None) -> pd.DataFrame:
-    """Figure 5: users per bucket of exact rank, one bar group per recommender.
-
-    ``facts_csv`` gets the counts Sec. 6.1 talks about: users with r <= 10, r <= 100,
-    r > n_u / 2 (bottom half) and in the worst bucket.
-    """
-    files = _read_all(rank_paths)
-    n_max = max(f.n_items for f in files.values())
-    edges = [0] + [e for e in edges if 0 < e < n_max] + [n_max]
-    frame = rank_buckets(files, edges)
-    write_csv(frame, data_csv)
-    if facts_csv:
-        facts = pd.DataFrame([
-            (dataset, rec, int(np.sum(f.exact <= 10)), int(np.sum(f.exact <= 100)),
-             int(np.sum(f.exact > f.n_u / 2)), int(np.sum(f.exact > edges[-2])))
-            for rec, f in files.items()],
-            columns=["dataset", "recommender", "top10", "top100", "bottom_half",
-                     "worst_bucket"])
-        write_csv(facts, facts_csv)
-    figures.figure5(frame, out_stem, title=f"Figure 5: distribution of exact ranks ({dataset})")
-    return frame
-
-
-def figure6(dataset: str, rank_paths: dict, metric: str, points: int, corrections,
-            out_stem, data_csv, *, sampling: str, max_m: int | None = None) -> pd.DataFrame:
-    """Figure 6: expected metric vs m (analytic, from the exact ranks, n = |I|), at
-    ``points`` log-spaced m from 1 to ``max_m`` (default n - 1; a correction at m costs
-    O((m+1)^2) memory and O((m+1)^3) time, so large catalogues want a cap)."""
-    files = _read_all(rank_paths)
-    n = max(f.n_items for f in files.values())
-    m_values = log_grid(1, min(n - 1, max_m or n - 1), points)
-    frame = figure6_frame(files, metric, m_values, corrections, n, sampling)
-    write_csv(frame, data_csv)
-    figures.figure6(frame, out_stem, title=f"Figure 6: expected {metric} vs sample size "
-                                           f"({dataset}, n = {n:,})")
-    return frame

@@ -1,14 +1,15 @@
 """The running example of KDD'20 (Sec. 3.2, 4.2-4.5, 5.4): Tables 1-2 and Figures 1-4, one
-function per artefact (the numbers come from :mod:`sampled_metrics.workflow.toy`)."""
+function per table (the numbers come from :mod:`sampled_metrics.workflow.toy`; the figures
+are :func:`sampled_metrics.workflow.steps.plots.toy_figure`)."""
 from __future__ import annotations
 
 import pandas as pd
 
-from .. import figures, toy
+from .. import toy
 from ..paper import KDD_TABLE1, KDD_TABLE2
 from ..tables import write_csv, write_table
 
-__all__ = ["table1", "table2", "figure"]
+__all__ = ["table1", "table2"]
 
 
 def table1(csv, md=None, tex=None, n: int = toy.TOY_N, html=None) -> pd.DataFrame:
@@ -38,27 +39,3 @@ def table2(csv, md=None, tex=None, m: int = 99, repeats: int = 1000, seed: int =
     return tidy
 
 
-def figure(number: int, out_stem, data_csv=None, n: int = toy.TOY_N, **kwargs) -> pd.DataFrame:
-    """Compute KDD'20 Figure ``number`` (1-4) with :mod:`sampled_metrics.workflow.toy`, draw it to
-    ``out_stem``.{pdf,png}; optionally save its data. ``kwargs`` are the figure's options
-    (``zoom``; ``points``, ``sampling``; ``m_values``, ``top``; ``metric``, ``m``, ...)."""
-    if number not in (1, 2, 3, 4):
-        raise ValueError(f"toy figures are 1-4, got {number}")
-    if number == 1:
-        zoom = kwargs.pop("zoom", 100)
-        data = toy.figure1_frame(n=n, **kwargs)
-        figures.figure1(data, out_stem, n, zoom)
-    elif number == 2:
-        data = toy.figure2_frame(n=n, **kwargs)
-        exact = toy.table1(**{k: v for k, v in kwargs.items() if k in ("ranks", "metrics")},
-                           n=n)
-        figures.figure2(data, exact, out_stem, n)
-    elif number == 3:
-        data = toy.figure3_frame(n=n, **kwargs)
-        figures.figure3(data, out_stem, n, kwargs.get("top", 1000))
-    else:
-        data = toy.figure4_frame(n=n, **kwargs)
-        figures.figure4(data, out_stem, kwargs.get("metric", "ap"), n, kwargs.get("m", 100))
-    if data_csv:
-        write_csv(data, data_csv)
-    return data
