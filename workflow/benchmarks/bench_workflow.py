@@ -59,6 +59,16 @@ def tree_rss_kb(root_pid: int) -> int:
     return total
 
 
+def first_job_time(workdir: Path) -> float | None:
+    """When the run's first job started (epoch seconds, from snakemake's log), or None."""
+    for log in sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log")):
+        for line in log.read_text().splitlines():
+            m = re.fullmatch(r"\[(\w{3} \w{3}\s+\d+ \d\d:\d\d:\d\d \d{4})\]", line.strip())
+            if m:
+                return time.mktime(time.strptime(m.group(1), "%a %b %d %H:%M:%S %Y"))
+    return None
+
+
 def per_rule_times(workdir: Path) -> list[tuple[str, int, float, float]]:
     rows = collections.defaultdict(list)
     for tsv in sorted((workdir / "logs/benchmarks").rglob("*.tsv")):
@@ -120,7 +130,7 @@ def main() -> None:
         cmd += ["--set-threads", *args.set_threads]
     print(machine())
     print(f"running {' '.join(cmd[2:])} in {workdir}", flush=True)
-    start = time.perf_counter()
+    start, started = time.perf_counter(), time.time()
     with open(workdir / "bench.log", "w") as out:
         proc = subprocess.Popen(cmd, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
         peak = 0
@@ -135,6 +145,11 @@ def main() -> None:
     print(f"wall {wall:.1f} s (target <= {args.target_seconds:.0f} s: "
           f"{'PASS' if wall <= args.target_seconds else 'FAIL'}), peak summed RSS {gb:.2f} GB "
           f"(target <= {args.target_gb:g} GB: {'PASS' if gb <= args.target_gb else 'FAIL'})")
+    first = first_job_time(workdir)
+    if first is not None:
+        print(f"snakemake's start-up before the first job: {first - started:.0f} s (whole "
+              f"seconds; about 9 s more where SLURM's client tools find no controller: the "
+              f"SLURM plugin asks scontrol at start)")
     print(f"{'rule':24s} {'jobs':>4s} {'sum s':>8s} {'max s':>8s}")
     for rule, jobs, total, longest in per_rule_times(workdir):
         print(f"{rule:24s} {jobs:4d} {total:8.1f} {longest:8.1f}")

@@ -15,7 +15,8 @@ rule estimates:
     # one process per job: they run side by side (a two-process job for m = 499 waited for
     # both cores to be free, at the end of the run)
     threads: 1
-    priority: 5  # after the ranks jobs, before the tables and figures
+    # after the ranks jobs, before the tables and figures; the larger m (the longer job) first
+    priority: lambda wc: estimates_priority(wc.m)
     conda:
         ENV
     log:

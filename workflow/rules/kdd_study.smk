@@ -71,6 +71,9 @@ rule figure5:
 rule figure6:
     input:
         unpack(get_rank_files(PLAN.study["recommenders"])),
+    # one of the run's longest jobs (a correction vector at each of its m up to n - 1): as
+    # soon as the rank files are there, with the estimates
+    priority: 6
     output:
         pdf="figures/{dataset}/figure6.pdf",
         png=report("figures/{dataset}/figure6.png", caption="../report/figure6.rst", category="KDD'20 study", subcategory="{dataset}"),
