@@ -6,8 +6,9 @@ from conftest import TINY_SPECS, synthetic_split
 from sampled_metrics.datasets import load_split
 from sampled_metrics.evaluation.negatives import BLOCK_USERS
 from sampled_metrics.recommenders import load_model, save_model
-from sampled_metrics.workflow.steps.ranks import (fit_recommender, gather_ranks, rank_recommender,
-                                         rank_shard, shard_count)
+from sampled_metrics.workflow.steps.gather import gather_ranks
+from sampled_metrics.workflow.steps.ranks import (fit_recommender, rank_recommender, rank_shard,
+                                                 shard_count)
 
 SPECS = {rec: TINY_SPECS[rec] for rec in "XZ"}
 PROTOCOL = dict(seed=7, sample_sizes={20: 3, 45: 2}, tie="random_per_ranking",

@@ -3,7 +3,7 @@ contiguous users, and gather the shards into one rank file (exact rank, n_u and 
 ranks of every (m, repeat) the tables ask for).
 
 The workflow runs :func:`fit_recommender` once per (dataset, recommender),
-:func:`rank_shard` once per (dataset or view, recommender, shard) and :func:`gather_ranks`
+:func:`rank_shard` once per (dataset or view, recommender, shard) and :func:`.gather.gather_ranks`
 once per (dataset or view, recommender). Negatives and ties are keyed by draw block
 (:data:`~sampled_metrics.evaluation.negatives.BLOCK_USERS` users), and a shard is a whole number of
 blocks, so the gathered file is the same whatever the shard size: :func:`rank_recommender`
@@ -11,7 +11,6 @@ blocks, so the gathered file is the same whatever the shard size: :func:`rank_re
 """
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import json
 import logging
@@ -23,13 +22,12 @@ from threadpoolctl import threadpool_limits
 from ...datasets import Split, load_split
 from ...evaluation.engine import check_sampled_ranks_size, evaluate
 from ...evaluation.negatives import BLOCK_USERS, check_sample_size
-from ...evaluation.rankfile import RankFile, read_rank_file
+from ...evaluation.rankfile import RankFile
 from ...recommenders import KINDS, Recommender, load_model, make_recommender, save_model
 from ...sampling import check_candidates
 from ...seeds import derive_seed
 
-__all__ = ["DEFAULT_USERS_PER_SHARD", "fit_recommender", "rank_shard", "gather_ranks",
-           "rank_recommender", "shard_count", "check_users_per_shard"]
+__all__ = ["DEFAULT_USERS_PER_SHARD", "fit_recommender", "rank_shard", "rank_recommender", "shard_count", "check_users_per_shard"]
 
 log = logging.getLogger(__name__)
 
@@ -151,34 +149,6 @@ def rank_shard(split_path, model_path, recommender: str, out, *, dataset: str, s
             "sample_sizes": {str(m): r for m, r in sizes.items()}}
     log.info("ranks: %s", json.dumps(info))
     return info
-
-
-def gather_ranks(shard_paths, out) -> RankFile:
-    """Join the rank files of consecutive shards (in the order given) into one at ``out``.
-
-    Every shard must come from the same evaluation (dataset, recommender, protocol, seed,
-    sample sizes and repeats); ValueError naming the first that does not.
-    """
-    parts = [read_rank_file(p) for p in shard_paths]
-    if not parts:
-        raise ValueError("no shard to gather")
-    first = parts[0]
-    same = ("n_items", "sampling", "tie", "seed", "negatives", "dataset", "recommender")
-    for path, part in zip(shard_paths, parts):
-        differ = [k for k in same if getattr(part, k) != getattr(first, k)]
-        shapes = {m: s.shape[0] for m, s in part.sampled.items()}
-        if differ or shapes != {m: s.shape[0] for m, s in first.sampled.items()}:
-            raise ValueError(f"{path}: not a shard of the same evaluation as "
-                             f"{shard_paths[0]} (differs in "
-                             f"{', '.join(differ) or 'sample sizes or repeats'})")
-    joined = dataclasses.replace(
-        first, users=np.concatenate([p.users for p in parts]),
-        exact=np.concatenate([p.exact for p in parts]),
-        n_u=np.concatenate([p.n_u for p in parts]),
-        sampled={m: np.concatenate([p.sampled[m] for p in parts], axis=1)
-                 for m in first.sampled})
-    joined.write(out)
-    return joined
 
 
 def rank_recommender(split_path, recommender: str, model_spec: dict, out, *, dataset: str,
