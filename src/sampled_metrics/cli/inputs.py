@@ -129,12 +129,12 @@ def file_m(rank_file, path, m: int | None) -> int:
 def read_rank_files(paths) -> dict:
     """{path as given: RankFile} when every input is a workflow rank file (.npz), {} when
     none is; a one-line ValueError when they mix."""
-    from ..evaluation.rankfile import read_rank_file
+    from ..evaluation.rankfile import read_rank_files as read_each
 
     npz = [Path(p).suffix == ".npz" for p in paths]
     if any(npz) and not all(npz):
         raise ValueError("the inputs must all be rank files (.npz) or none")
-    return {str(p): read_rank_file(p) for p in paths} if all(npz) else {}
+    return read_each({str(p): p for p in paths}) if all(npz) else {}
 
 
 def resolve_inputs(args, files: dict) -> tuple[int, int, str]:

@@ -39,7 +39,7 @@ from ..sampling import check_candidates, check_sampling
 from ..textfile import check_readable
 from .policies import TIES
 
-__all__ = ["SCHEMA", "RankFile", "read_rank_file"]
+__all__ = ["SCHEMA", "RankFile", "read_rank_file", "read_rank_files"]
 
 SCHEMA = "sampled-metrics/ranks/2"
 NEGATIVES = ("uniform", "fixed")
@@ -165,6 +165,11 @@ def _load_fault(err: Exception) -> str:
     if isinstance(err, OSError):
         return err.strerror or type(err).__name__
     return f"{type(err).__name__}: {str(err)[:100]}"
+
+
+def read_rank_files(paths) -> dict:
+    """{label: :func:`read_rank_file` (path)} for a mapping {label: path}."""
+    return {label: read_rank_file(path) for label, path in paths.items()}
 
 
 def read_rank_file(path) -> RankFile:

@@ -25,12 +25,19 @@ from threadpoolctl import threadpool_limits
 from .base import Recommender, check_train
 from .dense_kernels import (check_dtype, check_threads, cooccurrence, sparse_dense_product,
                             symmetrize_from_lower, to_c_order)
-from .tiled_inverse import tiled_spd_inverse
+from .tiled_inverse import not_positive_definite, tiled_spd_inverse
 
-__all__ = ["EASE", "spd_inverse_inplace"]
+__all__ = ["EASE", "INVERSES", "check_inverse", "spd_inverse_inplace"]
 
 #: How G is inverted (:func:`spd_inverse_inplace`).
 INVERSES = ("lapack", "tiled")
+
+
+def check_inverse(inverse, name: str = "inverse") -> str:
+    """``inverse`` if it is one of :data:`INVERSES`; ValueError naming ``name`` otherwise."""
+    if inverse not in INVERSES:
+        raise ValueError(f"{name} must be one of {INVERSES}, got {inverse!r}")
+    return inverse
 
 
 def spd_inverse_inplace(G: np.ndarray, threads: int | None = None,
@@ -51,9 +58,7 @@ def spd_inverse_inplace(G: np.ndarray, threads: int | None = None,
     n = G.shape[0]
     if G.shape != (n, n) or G.dtype != np.float64 or not G.flags.c_contiguous:
         raise ValueError("G must be a square C-contiguous float64 array")
-    if inverse not in INVERSES:
-        raise ValueError(f"inverse must be one of {INVERSES}, got {inverse!r}")
-    if inverse == "tiled":
+    if check_inverse(inverse) == "tiled":
         return tiled_spd_inverse(G, threads)
     F = G.T                                     # the same matrix, Fortran order: no copy
     with threadpool_limits(1, "blas"):          # its bits would depend on the threads
@@ -61,7 +66,7 @@ def spd_inverse_inplace(G: np.ndarray, threads: int | None = None,
         if info == 0:
             U, info = lapack.dpotri(U, lower=0, overwrite_c=1)
     if info != 0:
-        raise np.linalg.LinAlgError(f"XᵀX + λI is not positive definite (LAPACK info {info})")
+        raise not_positive_definite(info)
     if not np.shares_memory(U, G):              # f2py copied after all: write it back
         F[...] = U
     return symmetrize_from_lower(G, threads)
@@ -107,9 +112,7 @@ class EASE(Recommender):
                  dtype: str = "float32", inverse: str = "lapack"):
         if not lam > 0:
             raise ValueError(f"EASE needs lam > 0, got {lam!r}")
-        if inverse not in INVERSES:
-            raise ValueError(f"EASE inverse must be one of {INVERSES}, got {inverse!r}")
-        self.inverse = inverse
+        self.inverse = check_inverse(inverse, "EASE inverse")
         self.lam = float(lam)
         self.threads = check_threads(threads)
         self.dtype = check_dtype(dtype)

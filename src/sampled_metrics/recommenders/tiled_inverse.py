@@ -24,16 +24,18 @@ import numpy as np
 from scipy.linalg import blas, lapack
 from threadpoolctl import threadpool_limits
 
+from ..checks import check_integer
 from .dense_kernels import check_threads
 
-__all__ = ["TILE", "tiled_spd_inverse"]
+__all__ = ["TILE", "tiled_spd_inverse", "not_positive_definite"]
 
 #: Rows and columns of a tile: large enough for BLAS to run at full speed, small enough
 #: that the last steps still give every thread a tile.
 TILE = 2048
 
 
-def _not_positive_definite(info: int):
+def not_positive_definite(info: int) -> np.linalg.LinAlgError:
+    """The error of a Cholesky factorisation that LAPACK refused (its ``info``)."""
     return np.linalg.LinAlgError(f"XᵀX + λI is not positive definite (LAPACK info {info})")
 
 
@@ -72,9 +74,7 @@ def tiled_spd_inverse(G: np.ndarray, threads: int | None = 1, tile: int | None =
     if G.shape != (n, n) or G.dtype != np.float64 or not G.flags.c_contiguous:
         raise ValueError("G must be a square C-contiguous float64 array")
     workers = check_threads(threads)
-    tile = TILE if tile is None else tile
-    if isinstance(tile, bool) or int(tile) != tile or tile < 1:
-        raise ValueError(f"tile must be a positive integer, got {tile!r}")
+    tile = check_integer("tile", TILE if tile is None else tile, 1)
     s = [slice(a, min(a + tile, n)) for a in range(0, n, tile)]
     T = len(s)
     with threadpool_limits(1, "blas"), ThreadPoolExecutor(workers) as pool:
@@ -85,7 +85,7 @@ def tiled_spd_inverse(G: np.ndarray, threads: int | None = 1, tile: int | None =
         for k in range(T):
             c, info = lapack.dpotrf(G[s[k], s[k]], lower=1, clean=1)
             if info != 0:
-                raise _not_positive_definite(info)
+                raise not_positive_definite(info)
             G[s[k], s[k]] = c
             Lkk = G[s[k], s[k]]
 
@@ -106,7 +106,7 @@ def tiled_spd_inverse(G: np.ndarray, threads: int | None = 1, tile: int | None =
             column = {l: G[s[l], s[j]].copy() for l in range(j + 1, T)}     # L_lj
             v, info = lapack.dtrtri(G[s[j], s[j]], lower=1)
             if info != 0:
-                raise _not_positive_definite(info)
+                raise not_positive_definite(info)
             v = np.tril(v)
 
             def inverse(i, j=j, v=v, column=column):   # V_ij = −(Σ V_il L_lj) V_jj

@@ -23,7 +23,7 @@ import logging
 import pandas as pd
 
 from ...bounds import bound_full_metrics
-from ...evaluation.rankfile import read_rank_file
+from ...evaluation.rankfile import read_rank_files
 from ...metrics import parse_metric
 from ..tables import write_validation
 
@@ -103,7 +103,7 @@ def validation(rank_paths: dict, m: int, out_stem, *, dataset: str = "", repeats
                level: float = 0.95) -> pd.DataFrame:
     """Write ``<out_stem>_per_repeat.csv`` (:func:`bounds_frame`), ``<out_stem>.csv``
     (:func:`widths_frame`) and ``<out_stem>.md`` (its rendering); return the widths."""
-    files = {name: read_rank_file(path) for name, path in rank_paths.items()}
+    files = read_rank_files(rank_paths)
     frame = bounds_frame(files, m, dataset=dataset, repeats=repeats, level=level)
     widths = widths_frame(frame)
     shown = widths.assign(interval=[f"[{a:.4f}, {b:.4f}]" for a, b in

@@ -12,7 +12,7 @@ import logging
 import pandas as pd
 
 from ...compare.repeats import agreement_summary, compare_repeats
-from ...evaluation.rankfile import read_rank_file
+from ...evaluation.rankfile import read_rank_files
 from ..tables import write_validation
 
 __all__ = ["validation", "validation_wide"]
@@ -37,7 +37,7 @@ def validation(rank_paths: dict, m: int, metrics, methods, out_stem, *, seed: in
     """Write ``<out_stem>_per_repeat.csv``, ``<out_stem>.csv`` (the summary of
     :func:`sampled_metrics.compare.agreement_summary`) and ``<out_stem>.md`` (wrong / naive
     wrong / agree per pair, metric and method). ``options`` go to ``compare_ranks``."""
-    files = {name: read_rank_file(path) for name, path in rank_paths.items()}
+    files = read_rank_files(rank_paths)
     frame = compare_repeats(files, m, metrics, methods, seed=seed, repeats=repeats, **options)
     summary = agreement_summary(frame)
     runs = int(summary.repeats.max())

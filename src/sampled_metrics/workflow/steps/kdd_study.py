@@ -27,7 +27,7 @@ import pandas as pd
 from ...compare.verdicts import orders_like_exact
 from ...corrections.lookup import correction_lookup, mean_corrected, n_for_users
 from ...corrections.vectors import correction_label, correction_vectors
-from ...evaluation.rankfile import read_rank_file
+from ...evaluation.rankfile import read_rank_files
 from ...metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
 from ...sampling import check_nm, expected_metric_matrix
@@ -266,15 +266,11 @@ def figure6_frame(rank_files: dict, metric, m_values, corrections=("sampled", "b
 
 # ----------------------------------------------------------------------------- artefacts
 
-def _read_all(rank_paths: dict) -> dict:
-    return {rec: read_rank_file(path) for rec, path in rank_paths.items()}
-
-
 def correct_repeats(dataset: str, rank_paths: dict, m: int, metrics, corrections, *,
                     n_mode: str, out, processes: int = 1) -> pd.DataFrame:
     """The per-repeat CSV of :func:`per_repeat_frame` (read by Tables 3-4 and Jin's tables).
     """
-    frame = per_repeat_frame(dataset, _read_all(rank_paths), int(m), metrics, corrections,
+    frame = per_repeat_frame(dataset, read_rank_files(rank_paths), int(m), metrics, corrections,
                              n_mode=n_mode, processes=processes)
     write_csv(frame, out)
     return frame
@@ -284,8 +280,7 @@ def correct_seeds(dataset: str, rank_paths: dict, m: int, metrics, corrections, 
                   n_mode: str, out, processes: int = 1) -> pd.DataFrame:
     """The per-seed CSV of :func:`per_seed_frame` (read by the seeds table);
     ``rank_paths``: recommender -> {seed or None: rank file}."""
-    files = {rec: {seed: read_rank_file(path) for seed, path in fits.items()}
-             for rec, fits in rank_paths.items()}
+    files = {rec: read_rank_files(fits) for rec, fits in rank_paths.items()}
     frame = per_seed_frame(dataset, files, int(m), metrics, corrections, n_mode=n_mode,
                            processes=processes)
     write_csv(frame, out)

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .. import figures, toy
-from ...evaluation.rankfile import read_rank_file
+from ...evaluation.rankfile import read_rank_files
 from ...sampling import log_grid
 from ..tables import write_csv
 from .jin import estimator_label
@@ -50,7 +50,7 @@ def figure5(dataset: str, rank_paths: dict, edges, out_stem, data_csv,
     ``facts_csv`` gets the counts Sec. 6.1 talks about: users with r <= 10, r <= 100,
     r > n_u / 2 (bottom half) and in the worst bucket.
     """
-    files = {rec: read_rank_file(path) for rec, path in rank_paths.items()}
+    files = read_rank_files(rank_paths)
     n_max = max(f.n_items for f in files.values())
     edges = [0] + [e for e in edges if 0 < e < n_max] + [n_max]
     frame = rank_buckets(files, edges)
@@ -72,7 +72,7 @@ def figure6(dataset: str, rank_paths: dict, metric: str, points: int, correction
     """Figure 6: expected metric vs m (analytic, from the exact ranks, n = |I|), at
     ``points`` log-spaced m from 1 to ``max_m`` (default n - 1; a correction at m costs
     O((m+1)^2) memory and O((m+1)^3) time, so large catalogues want a cap)."""
-    files = {rec: read_rank_file(path) for rec, path in rank_paths.items()}
+    files = read_rank_files(rank_paths)
     n = max(f.n_items for f in files.values())
     m_values = log_grid(1, min(n - 1, max_m or n - 1), points)
     frame = figure6_frame(files, metric, m_values, corrections, n, sampling)
