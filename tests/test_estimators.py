@@ -465,6 +465,60 @@ def test_batched_squarem_equals_one_row_at_a_time(weighted):
         assert batch[j].min() >= 0 and batch[j].sum() == pytest.approx(1, abs=1e-12)
 
 
+@pytest.mark.parametrize("law", ["binomial", "hypergeometric"])
+def test_banded_products_are_the_dense_products(law):
+    """The band leaves out only entries below BAND_FLOOR = 1e-30, so P @ A and R @ A^T agree
+    with the dense products to rounding; the band is used at m = 499, not at m = 99."""
+    from sampled_metrics.estimators.band import BandedMatrix, banded
+    rng = np.random.default_rng(3)
+    for n, m in [(3706, 499), (1000, 499), (3706, 99)]:
+        A = mixture_matrix(n, m, law)
+        B = BandedMatrix(A)
+        assert [type(banded(A)).__name__ == "BandedMatrix"] == [m == 499]
+        P = rng.random((7, n))
+        P /= P.sum(axis=1, keepdims=True)
+        R = rng.random((7, m + 1)) * 50
+        np.testing.assert_allclose(B.left(P), P @ A, rtol=1e-13, atol=1e-28)
+        np.testing.assert_allclose(B.right(R), R @ A.T, rtol=1e-13, atol=1e-28)
+        assert B.share < (0.45 if m == 499 else 0.85)
+
+
+def test_banded_em_map_is_the_dense_map_and_squarem_stops_within_its_tolerance(monkeypatch):
+    """One EM map through the band is the dense map to rounding (same maths). SQUAREM on the
+    band (m = 499, where it is used) then stops where a rounding-level change may leave it
+    (see test_batched_squarem_equals_one_row_at_a_time): converged, log-likelihood within
+    1e-5 of the dense solver's and not below plain EM's, Recall@10 within 2e-3."""
+    from sampled_metrics.estimators import band
+    from sampled_metrics.estimators.em import _em_map
+    n, m, law = 3706, 499, "hypergeometric"
+    A = mixture_matrix(n, m, law)
+    hists = [movielens_histogram(m, law, seed) for seed in range(3)]
+    H = np.stack([h / h.sum() for h in hists])
+    rng = np.random.default_rng(0)
+    PI = rng.random((3, n))
+    PI /= PI.sum(axis=1, keepdims=True)
+    dense, banded = band.banded(A, share=0.0), band.banded(A)
+    assert isinstance(banded, band.BandedMatrix)
+    for x, y in zip(_em_map(dense, H, PI, PI @ A), _em_map(banded, H, PI, PI @ A)):
+        np.testing.assert_allclose(y, x, rtol=1e-12, atol=1e-300)
+    from sampled_metrics.estimators import mle_rows
+    on_band = mle_rows(hists, n, m, law)
+    monkeypatch.setattr(band, "BAND_SHARE", -1.0)            # the dense products
+    off_band = mle_rows(hists, n, m, law)
+    for j, h in enumerate(hists):
+        lb, ld = (_loglik_of(p, h, n, m, law) for p in (on_band[j], off_band[j]))
+        _, iem = mle(h, n, m, law, solver="em")
+        assert lb == pytest.approx(ld, rel=1e-5)
+        assert lb >= iem["loglik"][-1] - 1e-12 * abs(iem["loglik"][-1])
+        assert abs(on_band[j, :10].sum() - off_band[j, :10].sum()) < 2e-3
+
+
+def _loglik_of(pi, hist, n, m, law):
+    h = np.asarray(hist, float) / np.sum(hist)
+    q = pi @ mixture_matrix(n, m, law)
+    return float((h[h > 0] * np.log(q[h > 0])).sum())
+
+
 def test_batched_epochs_and_readings_equal_one_row_at_a_time():
     """The fixed EM schedule is the same arithmetic batched or not (to rounding); the WMLE
     readings apply to the batched fit as to one (SQUAREM rows within its rounding, as

@@ -11,7 +11,9 @@ only share the matrix products. One evaluation of the EM map for the active rows
 two (J x k x n) products instead of J matrix-vector pairs (measured on the ML-1M rank files,
 n = 3,706, 100 repeats, one core: 1.2-1.6x faster than one row at a time at m = 99, where
 the element-wise work of the iteration weighs as much as the products; 2.1-2.6x at m = 499;
-2.3-6.5x for a fixed number of EM epochs). A row
+2.3-6.5x for a fixed number of EM epochs). Where A's band is narrow (m = 499 at n = 3,706),
+the products run on the band alone (:mod:`sampled_metrics.estimators.band`): the same maths
+to rounding, 2.2x faster (``workflow/benchmarks/bench_em_band.py``). A row
 stops when its own rule says so and is then left out of the products. A row's result
 depends on the other rows only through the rounding of the products (a matrix product sums
 in another order than a matrix-vector product), which for SQUAREM can move the stopping
@@ -30,15 +32,18 @@ import functools
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from .band import banded
+
 __all__ = ["em_rows", "squarem_rows"]
 
 
 def _em_map(A, H, PI, Q):
-    """F(PI) for every row, its Q = F(PI) A, and log(F(PI) / PI) (-inf where G = 0)."""
+    """F(PI) for every row, its Q = F(PI) A, and log(F(PI) / PI) (-inf where G = 0); A is
+    the operator of :func:`~sampled_metrics.estimators.band.banded`."""
     ratio = np.divide(H, Q, out=np.zeros_like(H), where=H > 0)
-    G = ratio @ A.T
+    G = A.right(ratio)
     out = PI * G
-    Q = out @ A
+    Q = A.left(out)
     total = out.sum(axis=1)
     out /= total[:, None]
     Q /= total[:, None]
@@ -78,7 +83,8 @@ def em_rows(A, H, PI, max_iter: int, tol: float | None = None, trace: bool = Fal
     """
     PI = np.array(PI, dtype=np.float64)
     J = PI.shape[0]
-    Q = PI @ A
+    A = banded(A)
+    Q = A.left(PI)
     if tol is None and not trace:                # the fixed schedule: no log-likelihood
         for _ in range(max_iter):
             PI, Q, _ = _em_map(A, H, PI, Q)
@@ -140,7 +146,8 @@ def squarem_rows(A, H, PI, max_iter: int, tol: float, step_factor: float,
     """
     PI = np.array(PI, dtype=np.float64)
     J = PI.shape[0]
-    Q = PI @ A
+    A = banded(A)
+    Q = A.left(PI)
     with np.errstate(divide="ignore"):
         U = np.log(PI)
     last = _loglik(H, Q)
@@ -182,7 +189,7 @@ def squarem_rows(A, H, PI, max_iter: int, tol: float, step_factor: float,
                 total = px.sum(axis=1)
                 px /= total[:, None]
                 ux -= np.log(total)[:, None]
-                qx = px @ A
+                qx = A.left(px)
                 good = _loglik(h[far], qx) >= l2[far]
                 su[far[good]], spi[far[good]], sq[far[good]] = ux[good], px[good], qx[good]
                 fallback[far[~good]] = True

@@ -1,0 +1,120 @@
+"""The products of the EM map with the mixture matrix A = p(r~ | r), restricted to its band.
+
+Row r of A is the law of the sampled rank of true rank r: it is concentrated near
+r~ - 1 ~ m (r - 1)/(n - 1), within a few sqrt(m) columns, and is below 1e-30 elsewhere. In
+blocks of rows whose centres span ``BAND_DRIFT`` columns, :class:`BandedMatrix` keeps only
+the columns where some row of the block has an entry >= ``BAND_FLOOR`` and computes the two
+products of the EM map,
+
+    P @ A    (Q = A^T pi for each row of P)   and   R @ A^T   (G = A (h / q)),
+
+block by block. The entries left out are below 1e-30, so each entry of a product moves by
+at most 1e-30 times the sum of the other operand's row (1 for a distribution P), far below
+the rounding of the entries the EM map reads (q on the observed sampled ranks, g where pi
+is not negligible); what changes is the order in which BLAS sums, as between one row and
+many (:mod:`sampled_metrics.estimators.em`).
+
+:func:`banded` uses the band only where it saves enough: at n = 3,706 the band holds 39 % of
+A at m = 499 (the products run 2.4x faster on one core) and 77 % at m = 99 (1.1x, not
+worth the block loop), so A stays dense below ``BAND_SHARE``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["BAND_DRIFT", "BAND_FLOOR", "BAND_SHARE", "BandedMatrix", "banded"]
+
+#: Entries of A below this (absolute) value are left out of the banded products.
+BAND_FLOOR = 1e-30
+#: Columns by which the centre of A's rows moves within a block of the banded products (a
+#: block has max(16, 16 n / k) rows: 118 at n = 3,706, m = 499).
+BAND_DRIFT = 16
+#: The band is used when its blocks hold at most this share of A's entries.
+BAND_SHARE = 0.5
+
+
+class BandedMatrix:
+    """A matrix (n x k) kept as row blocks over the columns of their band.
+
+    Parameters
+    ----------
+    A : (n, k) array_like, non-negative
+    floor : float
+        Entries below it are left out (``BAND_FLOOR``).
+    rows : int, optional
+        Rows per block; default max(``BAND_DRIFT``, ``BAND_DRIFT`` n / k).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sampled_metrics.estimators.histogram import mixture_matrix
+    >>> A = mixture_matrix(2000, 499)
+    >>> B = BandedMatrix(A)
+    >>> round(B.share, 2) < 0.5
+    True
+    >>> P = np.full((1, 2000), 1 / 2000)
+    >>> bool(np.allclose(B.left(P), P @ A, rtol=1e-13, atol=0))
+    True
+    """
+
+    def __init__(self, A, floor: float = BAND_FLOOR, rows: int | None = None):
+        A = np.asarray(A, dtype=np.float64)
+        self.shape = A.shape
+        if rows is None:
+            rows = max(BAND_DRIFT, -(-BAND_DRIFT * A.shape[0] // max(1, A.shape[1])))
+        self.blocks = []
+        stored = 0
+        for lo in range(0, A.shape[0], rows):
+            hi = min(A.shape[0], lo + rows)
+            cols = np.flatnonzero((A[lo:hi] >= floor).any(axis=0))
+            if cols.size:
+                c0, c1 = int(cols[0]), int(cols[-1]) + 1
+                self.blocks.append((lo, hi, c0, c1, np.ascontiguousarray(A[lo:hi, c0:c1])))
+                stored += (hi - lo) * (c1 - c0)
+        #: share of A's entries held in the blocks
+        self.share = stored / max(1, A.size)
+
+    def left(self, P) -> np.ndarray:
+        """P @ A for P of shape (J, n): (J, k)."""
+        out = np.zeros((P.shape[0], self.shape[1]))
+        for lo, hi, c0, c1, block in self.blocks:
+            out[:, c0:c1] += P[:, lo:hi] @ block
+        return out
+
+    def right(self, R) -> np.ndarray:
+        """R @ A^T for R of shape (J, k): (J, n)."""
+        out = np.zeros((R.shape[0], self.shape[0]))
+        for lo, hi, c0, c1, block in self.blocks:
+            out[:, lo:hi] = R[:, c0:c1] @ block.T
+        return out
+
+
+class _Dense:
+    """A itself, with the interface of :class:`BandedMatrix`."""
+
+    def __init__(self, A):
+        self.A = A
+        self.shape = A.shape
+        self.share = 1.0
+
+    def left(self, P) -> np.ndarray:
+        return P @ self.A
+
+    def right(self, R) -> np.ndarray:
+        return R @ self.A.T
+
+
+def banded(A, share: float | None = None):
+    """The operator of the EM products for A: its :class:`BandedMatrix` when the band holds
+    at most ``share`` of A's entries (default ``BAND_SHARE``, read at the call), else A
+    itself; both have ``left(P) = P @ A`` and ``right(R) = R @ A^T``.
+
+    Examples
+    --------
+    >>> from sampled_metrics.estimators.histogram import mixture_matrix
+    >>> type(banded(mixture_matrix(3706, 499))).__name__, type(banded(mixture_matrix(3706, 99))).__name__
+    ('BandedMatrix', '_Dense')
+    """
+    A = np.asarray(A, dtype=np.float64)
+    band = BandedMatrix(A)
+    return band if band.share <= (BAND_SHARE if share is None else share) else _Dense(A)
