@@ -109,7 +109,11 @@ def log_rank_pmf(r, k, n: int, m: int, sampling: str = "binomial") -> np.ndarray
             log_1mq = np.maximum(np.log1p(-q), -1e300)
         log_c = _gammaln1(m) - _gammaln1(k) - _gammaln1(m - k)
         with np.errstate(over="ignore", invalid="ignore"):
-            return log_c + k * log_q + (m - k) * log_1mq
+            # log_c + k log q + (m - k) log(1 - q), summed in that order, in place
+            out = k * log_q
+            out += log_c
+            out += (m - k) * log_1mq
+            return out
     return _hypergeom_log_pmf(r, k, n, m)
 
 
@@ -125,14 +129,27 @@ def _hypergeom_log_pmf(r, k, n: int, m: int) -> np.ndarray:
     k = np.asarray(k, dtype=np.float64)
     N, K = n - 1.0, r - 1.0
     k_min = np.maximum(0.0, m - (N - K))
+    # in place where NumPy would allocate a temporary: the same operations in the same order
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.log((K - k) * (m - k)) - np.log((k + 1.0) * (N - K - m + k + 1.0))
-    ratio = np.where(k >= k_min, ratio, 0.0)
-    log_p = np.concatenate([np.zeros(ratio.shape[:-1] + (1,)),
-                            np.cumsum(ratio[..., :-1], axis=-1)], axis=-1)
-    log_p = np.where((k >= k_min) & (k <= K), log_p, -np.inf)
+        ratio = K - k
+        ratio *= m - k
+        np.log(ratio, out=ratio)
+        below = N - K - m + k + 1.0
+        below *= k + 1.0
+        np.log(below, out=below)
+        ratio -= below
+    feasible = k >= k_min
+    np.copyto(ratio, 0.0, where=~feasible)
+    log_p = np.empty(ratio.shape)
+    log_p[..., 0] = 0.0
+    np.cumsum(ratio[..., :-1], axis=-1, out=log_p[..., 1:])
+    feasible &= k <= K
+    np.copyto(log_p, -np.inf, where=~feasible)
     top = np.max(log_p, axis=-1, keepdims=True)
-    return log_p - (top + np.log(np.sum(np.exp(log_p - top), axis=-1, keepdims=True)))
+    np.subtract(log_p, top, out=ratio)
+    np.exp(ratio, out=ratio)
+    log_p -= top + np.log(np.sum(ratio, axis=-1, keepdims=True))
+    return log_p
 
 
 def log_rank_pmf_at(r, k, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
