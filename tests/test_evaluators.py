@@ -247,6 +247,18 @@ def test_evaluators_command_lists_every_entry(capsys):
     assert code == 2 and "unknown evaluator 'sas'" in err
 
 
+def test_an_evaluator_is_named_in_any_case():
+    """As metrics and methods: 'SASRec' and ' RecBole-Uni ' name the catalogue's entries,
+    through the API and the command line; an unknown name is still refused as written."""
+    from sampled_metrics import get_evaluator
+    assert get_evaluator("SASRec") is get_evaluator("sasrec")
+    assert get_evaluator(" RecBole-Uni ") is EVALUATORS["recbole-uni"]
+    with pytest.raises(ValueError, match="unknown evaluator 'SAS'"):
+        get_evaluator("SAS")
+    with pytest.raises(ValueError, match="unknown evaluator 3"):
+        get_evaluator(3)
+
+
 def test_the_api_takes_the_evaluator_where_the_command_line_does():
     from sampled_metrics import correct, from_scores as top_level
     from sampled_metrics.intervals import correct_positions

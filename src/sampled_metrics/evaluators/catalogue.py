@@ -215,13 +215,15 @@ def evaluator_names() -> list[str]:
 def get_evaluator(name) -> Evaluator:
     """What an evaluator samples, ranks and reports: its catalogue entry.
 
-    The entry called ``name`` (an :class:`Evaluator` passes through), else a one-line
-    ValueError listing the names.
+    The entry called ``name``, in any case and without surrounding spaces (an
+    :class:`Evaluator` passes through), else a one-line ValueError listing the names.
 
     Examples
     --------
     >>> get_evaluator("sasrec").sampling
     'binomial'
+    >>> get_evaluator("SASRec").name
+    'sasrec'
     >>> get_evaluator("sas")
     Traceback (most recent call last):
     ...
@@ -231,10 +233,11 @@ recbole-uni, recbole-pop
     """
     if isinstance(name, Evaluator):
         return name
-    if not isinstance(name, str) or name not in EVALUATORS:
+    key = name.strip().lower() if isinstance(name, str) else None
+    if key not in EVALUATORS:
         raise ValueError(f"unknown evaluator {name!r}; expected one of "
                          f"{', '.join(EVALUATORS)}")
-    return EVALUATORS[name]
+    return EVALUATORS[key]
 
 
 def correctable_evaluator(evaluator) -> Evaluator:
