@@ -14,15 +14,16 @@ the rounding of the entries the EM map reads (q on the observed sampled ranks, g
 is not negligible); what changes is the order in which BLAS sums, as between one row and
 many (:mod:`sampled_metrics.estimators.em`).
 
-:func:`banded` uses the band only where it saves enough: at n = 3,706 the band holds 39 % of
-A at m = 499 (the products run 2.4x faster on one core) and 77 % at m = 99 (1.1x, not
-worth the block loop), so A stays dense below ``BAND_SHARE``.
+:func:`banded` uses the band only where it saves enough: at n = 3,706 (hypergeometric) the
+band holds 39 % of A at m = 499 (the MLE runs 2.2x faster on one core,
+``workflow/benchmarks/bench_em_band.py``) and 84 % at m = 99 (not worth the block loop), so
+A stays dense where the band holds more than ``BAND_SHARE``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["BAND_DRIFT", "BAND_FLOOR", "BAND_SHARE", "BandedMatrix", "banded"]
+__all__ = ["BAND_DRIFT", "BAND_FLOOR", "BAND_SHARE", "BandedMatrix", "band_blocks", "banded"]
 
 #: Entries of A below this (absolute) value are left out of the banded products.
 BAND_FLOOR = 1e-30
@@ -33,16 +34,35 @@ BAND_DRIFT = 16
 BAND_SHARE = 0.5
 
 
+def band_blocks(A, floor: float = BAND_FLOOR, rows: int | None = None) -> list[tuple]:
+    """(row start, row stop, column start, column stop) of the blocks of A's band: ``rows``
+    rows each (default max(``BAND_DRIFT``, ``BAND_DRIFT`` n / k)), over the columns where a
+    row of the block has an entry >= ``floor``; blocks with no such entry are left out."""
+    n, k = A.shape
+    if rows is None:
+        rows = max(BAND_DRIFT, -(-BAND_DRIFT * n // max(1, k)))
+    blocks = []
+    for lo in range(0, n, rows):
+        hi = min(n, lo + rows)
+        cols = np.flatnonzero((A[lo:hi] >= floor).any(axis=0))
+        if cols.size:
+            blocks.append((lo, hi, int(cols[0]), int(cols[-1]) + 1))
+    return blocks
+
+
+def _share(blocks, shape) -> float:
+    """The share of a matrix's entries that ``blocks`` hold."""
+    return sum((hi - lo) * (c1 - c0) for lo, hi, c0, c1 in blocks) / max(1, shape[0] * shape[1])
+
+
 class BandedMatrix:
     """A matrix (n x k) kept as row blocks over the columns of their band.
 
     Parameters
     ----------
     A : (n, k) array_like, non-negative
-    floor : float
-        Entries below it are left out (``BAND_FLOOR``).
-    rows : int, optional
-        Rows per block; default max(``BAND_DRIFT``, ``BAND_DRIFT`` n / k).
+    blocks : list, optional
+        Its :func:`band_blocks` (computed here by default).
 
     Examples
     --------
@@ -57,22 +77,14 @@ class BandedMatrix:
     True
     """
 
-    def __init__(self, A, floor: float = BAND_FLOOR, rows: int | None = None):
+    def __init__(self, A, blocks: list | None = None):
         A = np.asarray(A, dtype=np.float64)
         self.shape = A.shape
-        if rows is None:
-            rows = max(BAND_DRIFT, -(-BAND_DRIFT * A.shape[0] // max(1, A.shape[1])))
-        self.blocks = []
-        stored = 0
-        for lo in range(0, A.shape[0], rows):
-            hi = min(A.shape[0], lo + rows)
-            cols = np.flatnonzero((A[lo:hi] >= floor).any(axis=0))
-            if cols.size:
-                c0, c1 = int(cols[0]), int(cols[-1]) + 1
-                self.blocks.append((lo, hi, c0, c1, np.ascontiguousarray(A[lo:hi, c0:c1])))
-                stored += (hi - lo) * (c1 - c0)
+        blocks = band_blocks(A) if blocks is None else blocks
         #: share of A's entries held in the blocks
-        self.share = stored / max(1, A.size)
+        self.share = _share(blocks, A.shape)
+        self.blocks = [(lo, hi, c0, c1, np.ascontiguousarray(A[lo:hi, c0:c1]))
+                       for lo, hi, c0, c1 in blocks]
 
     def left(self, P) -> np.ndarray:
         """P @ A for P of shape (J, n): (J, k)."""
@@ -112,9 +124,11 @@ def banded(A, share: float | None = None):
     Examples
     --------
     >>> from sampled_metrics.estimators.histogram import mixture_matrix
-    >>> type(banded(mixture_matrix(3706, 499))).__name__, type(banded(mixture_matrix(3706, 99))).__name__
-    ('BandedMatrix', '_Dense')
+    >>> [type(banded(mixture_matrix(3706, m))).__name__ for m in (499, 99)]
+    ['BandedMatrix', '_Dense']
     """
     A = np.asarray(A, dtype=np.float64)
-    band = BandedMatrix(A)
-    return band if band.share <= (BAND_SHARE if share is None else share) else _Dense(A)
+    blocks = band_blocks(A)          # the blocks are copied only if the band is used
+    if _share(blocks, A.shape) <= (BAND_SHARE if share is None else share):
+        return BandedMatrix(A, blocks)
+    return _Dense(A)
