@@ -62,7 +62,6 @@ __all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "check
 log = logging.getLogger(__name__)
 
 
-
 def tie_keys(seed: int, block: int, shape) -> np.ndarray:
     """Random tie-breaking keys of a draw block, one uniform per (user, item), from
     ``seeds.generator(seed, "ties", "keys", block)``.

@@ -2,12 +2,12 @@
 contiguous users, and gather the shards into one rank file (exact rank, n_u and the sampled
 ranks of every (m, repeat) the tables ask for).
 
-The workflow runs :func:`fit_recommender` once per (dataset, recommender),
-:func:`rank_shard` once per (dataset or view, recommender, shard) and :func:`.gather.gather_ranks`
-once per (dataset or view, recommender). Negatives and ties are keyed by draw block
-(:data:`~sampled_metrics.evaluation.negatives.BLOCK_USERS` users), and a shard is a whole number of
-blocks, so the gathered file is the same whatever the shard size: :func:`rank_recommender`
-(everything in one process) writes it byte for byte.
+The workflow runs :func:`fit_recommender` once per (dataset, recommender), :func:`rank_shard`
+once per (dataset or view, recommender, shard) and :func:`.gather.gather_ranks` once per
+(dataset or view, recommender). Negatives and ties are keyed by draw block
+(:data:`~sampled_metrics.evaluation.negatives.BLOCK_USERS` users), and a shard is a whole
+number of blocks, so the gathered file is the same whatever the shard size:
+:func:`rank_recommender` (everything in one process) writes it byte for byte.
 """
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ from ...recommenders import KINDS, Recommender, load_model, make_recommender, sa
 from ...sampling import check_candidates
 from ...seeds import derive_seed
 
-__all__ = ["DEFAULT_USERS_PER_SHARD", "fit_recommender", "rank_shard", "rank_recommender", "shard_count", "check_users_per_shard"]
+__all__ = ["DEFAULT_USERS_PER_SHARD", "fit_recommender", "rank_shard", "rank_recommender",
+           "shard_count", "check_users_per_shard"]
 
 log = logging.getLogger(__name__)
 
