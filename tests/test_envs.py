@@ -19,7 +19,9 @@ NOT_IN_RULES = {"snakemake", "jsonschema"}
 
 
 def _requirement(text: str) -> tuple[str, str]:
-    name, spec = re.match(r"^([A-Za-z0-9_.\-\[\]]+)\s*(.*)$", text.split("#")[0].strip()).groups()
+    """(name, version spec) of a requirement; its extras, e.g. snakemake[reports], dropped."""
+    name, spec = re.match(r"^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?\s*(.*)$",
+                          text.split("#")[0].strip()).groups()
     return name.lower(), spec.replace(" ", "")
 
 
