@@ -2,18 +2,27 @@
 # Thin on purpose: all logic lives in the `sampled_metrics` library (src/).
 #   snakemake --cores all                      # everything (downloads MovieLens-1M)
 #   snakemake --cores all --configfile config/offline.yaml   # from a local archive
+#   (config/local.yaml, when present, is read by every run: config/README.md)
 #   snakemake figures/figure3.pdf              # one artefact
+import os
 import sys
 
 from snakemake.utils import min_version, validate
 
-from sampled_metrics.workflow.configuration.check import ConfigError, check_config
+from sampled_metrics.workflow.configuration.check import LOCAL_CONFIG, ConfigError, check_config
 from sampled_metrics.workflow.summary import print_run_summary
 
 min_version("9.0")  # callable rule priorities (fit)
 
 
 configfile: "config/config.yaml"
+
+
+# Your own settings (git-ignored), read by every run after config.yaml when present, e.g. a
+# local archive: `cp config/offline.yaml config/local.yaml`. --configfile files come last.
+if os.path.isfile(LOCAL_CONFIG):
+
+    configfile: LOCAL_CONFIG
 
 
 report: "workflow/report/workflow.rst"

@@ -20,13 +20,15 @@ import pytest
 import scipy.sparse as sp
 
 from sampled_metrics.cli import main
-from sampled_metrics.datasets import make_split, prepare_archive
+from sampled_metrics.datasets import download, make_split, prepare_archive
 from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.sampling import draw_sampled_ranks
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ML1M = ROOT.parent / "shared" / "data" / "ml-1m" / "ml-1m.zip"
 ML1M_ENV = "SAMPLED_METRICS_ML1M"
+#: the git-ignored config file every run reads when present (the Snakefile's LOCAL_CONFIG)
+LOCAL_CONFIG = Path(download.LOCAL_CONFIG)
 
 #: tiny recommenders of each kind the study uses: X (iALS), Y and Z (item-kNN), quick to fit
 TINY_SPECS = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
@@ -43,11 +45,12 @@ def pytest_addoption(parser):
 @pytest.fixture(scope="session")
 def ml1m(request) -> Path:
     """Path of the MovieLens-1M archive; skips the test when there is none."""
-    path = Path(request.config.getoption("--ml1m") or os.environ.get(ML1M_ENV)
-                or DEFAULT_ML1M)
-    if not path.is_file():
-        pytest.skip(f"MovieLens-1M archive not found at {path} (give --ml1m PATH or set "
-                    f"{ML1M_ENV})")
+    given = request.config.getoption("--ml1m") or os.environ.get(ML1M_ENV)
+    path = Path(given or DEFAULT_ML1M)
+    if not path.is_file():   # the skip names what to set, not where the archive was looked for
+        why = (f"the --ml1m or {ML1M_ENV} given is not a file" if given else
+               "no MovieLens-1M archive given")
+        pytest.skip(f"{why}: give GroupLens' ml-1m.zip with --ml1m PATH or set {ML1M_ENV}")
     return path
 
 
@@ -90,10 +93,12 @@ def toy_rank_file(exact, n: int, m: int, rng, *, repeats: int, sampling: str = "
 
 
 def copy_workflow(dest: Path) -> Path:
-    """Copy the Snakefile, workflow/, config/ and profiles/ into ``dest``."""
+    """Copy the Snakefile, workflow/, config/ and profiles/ into ``dest``, without the
+    developer's own git-ignored config/local.yaml, which every run would read."""
     for item in ("Snakefile", "workflow", "config", "profiles"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / item)
+    (dest / LOCAL_CONFIG).unlink(missing_ok=True)
     return dest
 
 

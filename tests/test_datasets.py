@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import write_zip
+from conftest import ROOT, write_zip
 
 from sampled_metrics import datasets
 from sampled_metrics.datasets import (FORMATS, MOVIELENS, DataError, fetch_archive,
@@ -94,13 +94,33 @@ def test_failed_fetch_says_in_one_line_which_config_keys_to_set(tmp_path, monkey
                  f"datasets.mine.path",
         "download": f"{src.as_uri()}: MD5 mismatch, expected {'0' * 32}, got {good}; the "
                     f"download is discarded; download it elsewhere, then set "
-                    f"datasets.mine.path to your copy (datasets.mine.md5 must be its MD5; "
-                    f"config/offline.yaml does so for MovieLens-1M)",
+                    f"datasets.mine.path to your copy in config/local.yaml, which every run "
+                    f"reads, or in a --configfile (datasets.mine.md5 must be its MD5)",
         "failed": "http://example.org/a.zip: download failed (<urlopen error connection "
                   "refused>); download it elsewhere, then set datasets.mine.path to your copy "
-                  "(datasets.mine.md5 must be its MD5; config/offline.yaml does so for "
-                  "MovieLens-1M)"}
+                  "in config/local.yaml, which every run reads, or in a --configfile "
+                  "(datasets.mine.md5 must be its MD5)"}
     assert md5sum(src) == good and list((tmp_path / "out").iterdir()) == []
+
+
+def test_a_failed_movielens_download_names_both_ways_to_a_local_copy(tmp_path, monkeypatch):
+    """For MovieLens-1M the message names where config/offline.yaml expects the archive (its
+    own datasets.ml-1m.path, read from the file) as well as the key to set in the config
+    file every run reads, which git ignores."""
+    def refused(*args, **kwargs):
+        raise download.urllib.error.URLError("connection refused")
+
+    monkeypatch.setattr(download.urllib.request, "urlopen", refused)
+    offline = yaml.safe_load((ROOT / "config" / "offline.yaml").read_text())
+    with pytest.raises(DataError) as err:
+        fetch_archive(offline["datasets"]["ml-1m"]["url"], offline["datasets"]["ml-1m"]["md5"],
+                      tmp_path / "a.zip", name="ml-1m")
+    assert str(err.value).endswith(
+        f"download it elsewhere, then put it at {offline['datasets']['ml-1m']['path']} and add "
+        f"--configfile config/offline.yaml (or copy that file to config/local.yaml, which "
+        f"every run reads), or set datasets.ml-1m.path to your copy in config/local.yaml "
+        f"(datasets.ml-1m.md5 must be its MD5)")
+    assert "config/local.yaml" in (ROOT / ".gitignore").read_text().splitlines()
 
 
 def test_fetch_rejects_bad_md5_string(tmp_path):

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import ROOT, copy_workflow, place_local_files, snakemake, write_zip
+from conftest import (LOCAL_CONFIG, ROOT, copy_workflow, place_local_files, snakemake,
+                      write_zip)
 
 from sampled_metrics.workflow.paper import KDD_TABLE1
 
@@ -314,7 +315,8 @@ def test_forced_rerun_in_one_shard_on_one_core_is_byte_identical(workdir, tmp_pa
 
 @pytest.mark.parametrize("configfile", sorted(
     str(p.relative_to(ROOT)) for p in [*ROOT.glob("config/*.yaml"),
-                                       *ROOT.glob("config/datasets/*.yaml")]))
+                                       *ROOT.glob("config/datasets/*.yaml")]
+    if p != ROOT / LOCAL_CONFIG))                    # a developer's own, not shipped
 def test_every_shipped_config_plans(configfile, tmp_path):
     """`snakemake -n` with each shipped config file (on top of config/config.yaml) plans a
     run: every target has a rule and every input function answers. The local files a config
@@ -435,6 +437,38 @@ def test_offline_and_online_share_outputs_and_a_failed_download_says_how(tmp_pat
                      "config/online.yaml")
     assert proc.returncode != 0
     assert ("download failed" in proc.stderr and "download it elsewhere, then set "
-            "datasets.tiny.path to your copy (datasets.tiny.md5 must be its MD5; "
-            "config/offline.yaml does so for MovieLens-1M)") in proc.stderr, proc.stderr[-2000:]
+            "datasets.tiny.path to your copy in config/local.yaml, which every run reads, or "
+            "in a --configfile (datasets.tiny.md5 must be its MD5)") in proc.stderr, \
+        proc.stderr[-2000:]
     assert not (fresh / "data/raw/tiny.zip").exists()
+
+
+def test_a_local_copy_in_config_local_yaml_serves_every_run(tmp_path):
+    """config/local.yaml, read by every run when present (after config/config.yaml, before
+    --configfile), takes a dataset from a local archive: a run and a targeted rerun without
+    the offline --configfile copy it instead of downloading (its URL refuses), the file that
+    the rerun needs gone or not; the run's summary does not ask for it in the report command.
+    A --configfile still has the last word."""
+    wd = copy_workflow(tmp_path)
+    md5 = _tiny_movielens(tmp_path / "ml.zip")
+    (wd / LOCAL_CONFIG).write_text("\n".join([
+        "datasets:", "  tiny:", "    format: ml-1m", "    url: http://127.0.0.1:9/ml-1m.zip",
+        f"    path: {tmp_path / 'ml.zip'}", f"    md5: {md5}", ""]))
+    archive = wd / "data/raw/tiny.zip"
+    proc = snakemake(wd, "--cores", "1", "data/raw/tiny.zip")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert archive.read_bytes() == (tmp_path / "ml.zip").read_bytes()
+    assert ("report   snakemake --report report.html --configfile config/test.yaml "
+            "(every table") in proc.stdout
+    archive.unlink()                                      # a targeted rerun rebuilds it
+    proc = snakemake(wd, "-n", "data/tiny/split.npz")
+    assert proc.returncode == 0 and "dataset_archive" in proc.stdout, proc.stderr[-2000:]
+    proc = snakemake(wd, "--cores", "1", "data/raw/tiny.zip")
+    assert proc.returncode == 0 and archive.is_file(), proc.stderr[-2000:]
+    elsewhere = wd / "elsewhere.yaml"                     # the command line's file comes last
+    elsewhere.write_text("datasets:\n  tiny:\n    path: missing.zip\n")
+    proc = snakemake(wd, str(elsewhere), "--cores", "1", "--forcerun", "dataset_archive",
+                     "data/raw/tiny.zip")
+    assert proc.returncode != 0
+    assert "missing.zip: local archive not found; correct datasets.tiny.path" in proc.stderr, \
+        proc.stderr[-2000:]

@@ -94,11 +94,27 @@ def _keys(name: str | None) -> tuple[str, str]:
     return f"{where}.path", f"{where}.md5"
 
 
+#: the user's own workflow config, git-ignored: the Snakefile reads it after
+#: config/config.yaml whenever it exists, and before any --configfile, so a local archive set
+#: there serves every run, targeted reruns too
+LOCAL_CONFIG = "config/local.yaml"
+#: the shipped config that takes a dataset from a local archive, and where it expects it
+#: (its datasets.<name>.path)
+OFFLINE_CONFIG = {"ml-1m": ("config/offline.yaml", "data/local/ml-1m.zip")}
+
+
 def _fix_download(name: str | None) -> str:
-    """What to set when an archive cannot be downloaded as it should."""
+    """What to do when an archive cannot be downloaded as it should: set the dataset's local
+    copy (in the config every run reads, or a --configfile), or, for the dataset a shipped
+    offline config covers, put the copy where that config expects it."""
     path, md5 = _keys(name)
-    return (f"download it elsewhere, then set {path} to your copy ({md5} must be its MD5; "
-            f"config/offline.yaml does so for MovieLens-1M)")
+    if name in OFFLINE_CONFIG:
+        config, where = OFFLINE_CONFIG[name]
+        return (f"download it elsewhere, then put it at {where} and add --configfile {config} "
+                f"(or copy that file to {LOCAL_CONFIG}, which every run reads), or set {path} "
+                f"to your copy in {LOCAL_CONFIG} ({md5} must be its MD5)")
+    return (f"download it elsewhere, then set {path} to your copy in {LOCAL_CONFIG}, which "
+            f"every run reads, or in a --configfile ({md5} must be its MD5)")
 
 
 def _stream_checked(source, dest: Path, md5: str, name: str, size: int | None,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .configuration.check import LOCAL_CONFIG
 from .configuration.fanout import PAPER_DATASET, FanOut
 
 __all__ = ["run_summary", "print_run_summary"]
@@ -20,10 +21,11 @@ HEADLINE_CORRECTIONS = ("bv_0.1", "cls", "rank_estimate")
 def run_summary(config: Mapping, configfiles: Sequence = (), directory=".") -> list[str]:
     """The lines of the end-of-run summary of a run of ``config`` in ``directory``.
 
-    ``configfiles``: the run's config files; those beyond ``config/config.yaml`` are repeated
-    in the report command. The headline is Table 3 of ml-1m if the run has one, else of the
-    study's first dataset that has one: per recommender its first metric exact, sampled and
-    corrected (BV 0.1, else the first correction), in %.
+    ``configfiles``: the run's config files; those the Snakefile does not read by itself
+    (``config/config.yaml``, ``config/local.yaml``) are repeated in the report command. The
+    headline is Table 3 of ml-1m if the run has one, else of the study's first dataset that
+    has one: per recommender its first metric exact, sampled and corrected (BV 0.1, else the
+    first correction), in %.
     """
     root = Path(directory)
     plan = FanOut(config)
@@ -37,8 +39,8 @@ def run_summary(config: Mapping, configfiles: Sequence = (), directory=".") -> l
     if (root / "figures").is_dir():
         per = f" and figures/<name>/ for {', '.join(figures)}" if figures else ""
         lines.append(f"  figures  figures/{per} (PDF and PNG)")
-    default = (root / "config" / "config.yaml").resolve()
-    extra = [_shown(f, root) for f in configfiles if Path(root, f).resolve() != default]
+    read_anyway = {(root / "config" / "config.yaml").resolve(), (root / LOCAL_CONFIG).resolve()}
+    extra = [_shown(f, root) for f in configfiles if Path(root, f).resolve() not in read_anyway]
     with_config = f" --configfile {' '.join(extra)}" if extra else ""
     lines.append(f"  report   snakemake --report report.html{with_config} (every table and "
                  f"figure, captioned)")

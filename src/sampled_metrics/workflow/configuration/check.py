@@ -43,6 +43,7 @@ from ...corrections.lookup import N_MODES
 from ...corrections.vectors import parse_correction
 from ...datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_items,
                         known_users, read_interactions, synthetic_parameters)
+from ...datasets.download import LOCAL_CONFIG
 from ...datasets.interactions import parquet_source, pyarrow_available
 from ...estimators.dispatch import parse_estimator
 from ...evaluation.engine import CANDIDATES, TIES, check_sampled_ranks_size
@@ -53,8 +54,9 @@ from ...sampling import SAMPLING_LAWS
 from ...textfile import check_readable
 from .fanout import FanOut
 
-__all__ = ["ConfigError", "check_config_files", "check_schema", "check_semantics",
+__all__ = ["LOCAL_CONFIG", "ConfigError", "check_config_files", "check_schema", "check_semantics",
            "check_config", "library_enums", "with_library_enums"]
+
 
 
 class ConfigError(ValueError):
