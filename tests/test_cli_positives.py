@@ -67,7 +67,7 @@ def test_draws_csv_weighted(tmp_path, capsys):
     ("user,position,n_nonrelevant,n_negatives\n1,12,50,10\n", [], "beyond its list"),
     ("user,position,n_nonrelevant,n_negatives\n1,x,50,10\n", [],
      ":2: 'x' in column 'position' is not an integer"),
-    ("user,position,n_nonrelevant,n_negatives\n1,1,50,0\n", [], "M_u = 0"),
+    ("user,position,n_nonrelevant,n_negatives\n1,1,50,0\n", [], "in.csv:2: n_negatives 0 outside >= 1"),
     ("user,position,n_nonrelevant,n_negatives\n1,1,50,10\n", ["--n", "60"],
      "--n does not apply"),
     ("user,position,n_nonrelevant,above,prob\n1,1,50,1,0\n", [], "in.csv:2: prob 0 outside (0, 1]"),

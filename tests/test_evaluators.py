@@ -291,7 +291,8 @@ def test_correct_refuses_an_evaluator_that_contradicts_the_options(tmp_path, cap
     assert code == 2 and "--evaluator 'sasrec' can draw the positive itself" in err
     code, _, err = run_cli(capsys, "correct", "--ranks", str(path), "--n", "500",
                            "--evaluator", "rechorus", "--sampling", "binomial")
-    assert code == 2 and "--evaluator rechorus gives ranks of the hypergeometric law" in err
+    assert code == 2 and ("--sampling 'binomial' contradicts --evaluator 'rechorus', whose ranks "
+                          "follow the hypergeometric law") in err
     code, out, err = run_cli(capsys, "correct", "--ranks", str(path), "--n", "500",
                              "--evaluator", "elliot", "--method", "sampled",
                              "--bootstrap", "0", "--metric", "recall@10", "--format", "csv")
@@ -334,9 +335,15 @@ def test_every_command_takes_the_evaluator(tmp_path, capsys):
     # a self-draw can only push the positive down: the same published values need a better
     # full ranking under SASRec's law than under the generic one
     assert (own.high >= generic.high - 1e-9).all() and (own.high > generic.high).any()
+    # one rule for a law and an evaluator: the law of its draws is accepted, another refused
+    code, out, _ = run_cli(capsys, "bound", "--n", "3417", "--observed", "hr@10=0.8245,"
+                           "ndcg@10=0.5905", "--evaluator", "sasrec", "--sampling", "binomial",
+                           "--format", "csv")
+    assert code == 0 and pd.read_csv(pd.io.common.StringIO(out)).equals(own)
     code, _, err = run_cli(capsys, "bound", "--n", "3417", "--observed", "hr@10=0.8",
-                           "--evaluator", "sasrec", "--sampling", "binomial")
-    assert code == 2 and "drop --sampling" in err
+                           "--evaluator", "sasrec", "--sampling", "hypergeometric")
+    assert code == 2 and ("--sampling 'hypergeometric' contradicts --evaluator 'sasrec', whose "
+                          "ranks follow the binomial law") in err
     code, _, err = run_cli(capsys, "bound", "--n", "3417", "--observed", "hr@10=0.8",
                            "--evaluator", "bert4rec")
     assert code == 2 and "evaluator 'bert4rec': negatives drawn distinct" in err

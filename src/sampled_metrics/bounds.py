@@ -57,7 +57,7 @@ from scipy import optimize, stats
 from .checks import check_allocation, check_integer, check_level, check_real
 from .estimators.histogram import check_law_matrix_size
 from .metrics import Metric, parse_metric
-from .evaluators.catalogue import correctable_evaluator
+from .evaluators.catalogue import correctable_evaluator, resolve_sampling
 from .evaluators.law import reported_rank_pmf
 from .sampling import check_nm, expected_metric_matrix, sampled_metric_weights
 
@@ -270,7 +270,7 @@ def _check_size(n: int, m: int, observed: int, targets: int, evaluator) -> None:
         check_law_matrix_size(n, m)
 
 
-def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str = "binomial",
+def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str | None = None,
                        tolerance=None, shape: str | None = None, users: int | None = None,
                        level: float = 0.95, evaluator: str | None = None
                        ) -> list[tuple[str, float, float]]:
@@ -280,6 +280,7 @@ def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str =
     -------
     list of (target name, low, high), in the order of ``targets``.
     """
+    sampling = resolve_sampling(sampling, evaluator, long=None)
     if evaluator is not None:
         e = correctable_evaluator(evaluator)
         evaluator, m = e.name, e.negatives if m is None else m
@@ -323,7 +324,7 @@ def _raise_infeasible(obs, A, lo, hi, tol, n, shape):
         f"{'it' if len(texts) == 1 else 'them all'}", texts)
 
 
-def bound_full_metric(observed, n: int, m: int | None, target, sampling: str = "binomial",
+def bound_full_metric(observed, n: int, m: int | None, target, sampling: str | None = None,
                       tolerance=None, shape: str | None = None, users: int | None = None,
                       level: float = 0.95, evaluator: str | None = None
                       ) -> tuple[float, float]:
@@ -346,8 +347,9 @@ def bound_full_metric(observed, n: int, m: int | None, target, sampling: str = "
         Number of sampled irrelevant items per ranking (1 <= m < n).
     target : str or Metric
         Full-ranking metric to bound, e.g. ``'recall@10'``.
-    sampling : {'binomial', 'hypergeometric'}
-        Sampled items drawn with or without replacement.
+    sampling : {'binomial', 'hypergeometric'}, optional
+        Sampled items drawn with or without replacement (default the evaluator's law, else
+        binomial).
     tolerance : float or mapping, optional
         Half-width of each observed value's uncertainty; default half a unit of its last
         printed digit. A mapping gives it per metric, named as in ``observed`` or by an
@@ -363,8 +365,8 @@ def bound_full_metric(observed, n: int, m: int | None, target, sampling: str = "
         The evaluator that produced the published values (``sampled-metrics evaluators``):
         E[M_j(r~) | r] is then taken under the law of the rank it reports (its self-draws,
         duplicates and ties; :func:`~sampled_metrics.evaluators.law.reported_rank_pmf`), n
-        counts its pool with the positive, ``sampling`` is not used and ``m`` may be None
-        (its own number of negatives).
+        counts its pool with the positive, ``m`` may be None (its own number of negatives)
+        and ``sampling``, if given, must be the law of its draws.
 
     Returns
     -------

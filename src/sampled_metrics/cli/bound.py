@@ -3,7 +3,8 @@ metric (see ``--help``; the method is :mod:`sampled_metrics.bounds`)."""
 from __future__ import annotations
 
 from ..registry import SAMPLING_LAWS, name_list
-from .inputs import add_evaluator_option, add_format_option, add_metric_option
+from .inputs import add_evaluator_option, add_format_option, add_metric_option, \
+    resolve_cli_sampling
 
 __all__ = ["add_parser", "run"]
 
@@ -38,7 +39,7 @@ def add_parser(sub) -> None:
                         "%(default)s")
     p.add_argument("--sampling", choices=SAMPLING_LAWS,
                    help="sampled items drawn with (binomial) or without (hypergeometric) "
-                        "replacement; default binomial")
+                        "replacement; default the --evaluator's law, else binomial")
     add_evaluator_option(p, "the evaluator that produced the published values: its own law "
                             "of the reported rank (self-draws, duplicates, ties) and its m; "
                             "--n then counts its pool with the positive")
@@ -82,14 +83,13 @@ def run(args):
         raise ValueError(f"--tolerance must be finite and >= 0, got {args.tolerance}")
     if args.users is not None and args.users < 1:
         raise ValueError(f"--users must be >= 1, got {args.users}")
-    if args.evaluator is not None and args.sampling is not None:
-        raise ValueError(f"--evaluator {args.evaluator} sets the law; drop --sampling")
+    sampling = resolve_cli_sampling(args.sampling, args.evaluator, long=None)
     if args.evaluator is None and args.m is None:
         raise ValueError("--m is required unless --evaluator gives it")
     rows = []
     for shape in shapes:
         for name, low, high in bound_full_metrics(
-                args.observed, args.n, args.m, targets, args.sampling or "binomial",
+                args.observed, args.n, args.m, targets, sampling,
                 args.tolerance, shape, args.users, args.level, args.evaluator):
             rows.append((name, shape or "none", low, high))
     return pd.DataFrame(rows, columns=["metric", "shape", "low", "high"])

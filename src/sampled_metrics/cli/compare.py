@@ -6,7 +6,7 @@ from pathlib import Path
 from ..registry import COMPARE_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    file_name, read_rank_files, read_sampled_ranks, resolve_inputs
+    file_name, read_rank_files, read_sampled_ranks, resolve_cli_sampling, resolve_inputs
 
 __all__ = ["add_parser", "run"]
 
@@ -113,7 +113,7 @@ def _compare_long(args, paths: dict, formats: dict):
     The default methods that need one sampled rank per user are left out, with a note."""
     from ..compare.matching import check_positive_tables
     from ..compare.paired import compare_positives
-    from ..multipositive.longformat import read_positions
+    from ..multipositive.longformat import merge_evaluator, read_long
 
     for k, path in paths.items():
         if formats[k] != "positions":
@@ -126,8 +126,16 @@ def _compare_long(args, paths: dict, formats: dict):
     if given:
         raise ValueError(f"{', '.join(given)} do(es) not apply to long-format CSVs (every "
                          f"row carries its user's numbers)")
-    (table_a, users_a), (table_b, users_b) = (read_positions(paths[k], with_users=True)
-                                              for k in ("a", "b"))
+    long = {k: read_long(paths[k]) for k in ("a", "b")}
+    (table_a, users_a, _), (table_b, users_b, _) = long["a"], long["b"]
+    recorded = {k: x.evaluator for k, x in long.items() if x.evaluator is not None}
+    if len(set(recorded.values())) > 1:
+        raise ValueError(f"{paths['a']} names evaluator {recorded['a']}, but {paths['b']} "
+                         f"names {recorded['b']}: A and B must be one evaluation's")
+    key = next(iter(recorded), "a")
+    evaluator = merge_evaluator(args.evaluator, recorded.get(key), paths[key], "--evaluator")
+    given = "--evaluator" if args.evaluator else f"the evaluator column of {paths[key]}:"
+    sampling = resolve_cli_sampling(args.sampling, evaluator, long=True, given=given)
     shown = _shown(paths)
     check_positive_tables(dict(zip(shown, (table_a, table_b))),
                           dict(zip(shown, (users_a, users_b))))
@@ -141,7 +149,7 @@ def _compare_long(args, paths: dict, formats: dict):
                  f"the long format"]
     frame = compare_positives({names[0]: table_a, names[1]: table_b},
                               name_list(args.metric, "metric"), methods,
-                              sampling=args.sampling or "binomial", level=args.level,
+                              sampling=sampling, level=args.level,
                               bootstrap=args.bootstrap, seed=args.seed)
     frame = _worded(frame, names)
     frame.attrs["notes"] = notes + frame.attrs.get("notes", [])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..registry import CORRECTIONS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    file_name, read_rank_files, read_sampled_ranks, resolve_inputs
+    file_name, read_rank_files, read_sampled_ranks, resolve_cli_sampling, resolve_inputs
 
 __all__ = ["add_parser", "run", "DEFAULT"]
 
@@ -87,20 +87,23 @@ def _correct_long(args):
     from ..corrections.vectors import correction_label
     from ..intervals.recommended import RECOMMENDED
     from ..intervals.table import correct_positions
-    from ..multipositive.longformat import long_format, summarise_long
+    from ..multipositive.longformat import long_format, merge_evaluator, read_long, \
+        summarise_long
 
     for option in ("n", "m", "repeat"):
         if getattr(args, option) is not None:
             raise ValueError(f"--{option} does not apply to a long-format CSV ({args.ranks} "
                              f"gives n_nonrelevant and n_negatives per row)")
+    if args.thin_to is not None and args.thin_to < 1:
+        raise ValueError(f"--thin-to must be >= 1, got {args.thin_to}")
     check_bootstrap(args)
     corrections = name_list(args.method, "method")
     _check_gamma(args, corrections)
     corrections = [correction_label(x, args.gamma) if x.lower() == "bv" else x
                    for x in corrections]
     metrics = name_list(args.metric, "metric")
-    sampling = args.sampling or "binomial"
     if long_format(args.ranks) == "draws":
+        sampling = args.sampling or "binomial"
         if args.method == ",".join(DEFAULT):
             corrections = ["sampled", "weighted_rank_estimate"]
         elif RECOMMENDED in corrections:
@@ -109,7 +112,12 @@ def _correct_long(args):
                              "weighted_rank_estimate")
         return summarise_long("draws", args.ranks, metrics, corrections, sampling,
                               args.bootstrap, args.level, args.seed, args.thin_to)
-    return correct_positions(args.ranks, metrics, corrections, sampling=sampling,
+    long = read_long(args.ranks)
+    given = "--evaluator" if args.evaluator else f"the evaluator column of {args.ranks}:"
+    args.evaluator = merge_evaluator(args.evaluator, long.evaluator, args.ranks,
+                                     "--evaluator")
+    sampling = resolve_cli_sampling(args.sampling, args.evaluator, long=True, given=given)
+    return correct_positions(long, metrics, corrections, sampling=sampling,
                              bootstrap=args.bootstrap, level=args.level, seed=args.seed,
                              max_m=args.thin_to)
 

@@ -17,7 +17,8 @@ from ..registry import DEFAULT_METRICS, SAMPLING_LAWS
 __all__ = ["add_metric_option", "add_method_option", "add_sample_options",
            "add_bootstrap_options", "add_evaluator_option", "add_format_option",
            "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
-           "check_processes", "read_prior", "apply_evaluator", "DEFAULT_BOOTSTRAP", "file_name"]
+           "check_processes", "read_prior", "apply_evaluator", "resolve_cli_sampling",
+           "DEFAULT_BOOTSTRAP", "file_name"]
 
 #: bootstrap draws over users, where each draw is a mean (correct, compare)
 DEFAULT_BOOTSTRAP = 1000
@@ -206,26 +207,36 @@ def read_prior(path, n: int):
 
 
 def apply_evaluator(args, long: bool, path=None) -> None:
-    """Set ``args.sampling`` (and ``args.m`` for plain ranks) from ``--evaluator``
-    (:func:`~sampled_metrics.evaluators.catalogue.evaluator_sampling`) for the ranks at
-    ``path`` (default ``args.ranks``); a one-line ValueError where --sampling contradicts
-    it or the ranks are a workflow rank file, whose law the file records."""
+    """Set ``args.sampling`` (and ``args.m`` for plain ranks) from ``--evaluator`` by the one
+    rule of :func:`~sampled_metrics.evaluators.catalogue.resolve_sampling` for the ranks
+    at ``path`` (default ``args.ranks``); a one-line ValueError where --sampling
+    contradicts it or the ranks are a workflow rank file, whose law the file records.
+    (A long-format file's own ``evaluator`` column is merged where the file is read.)"""
     if args.evaluator is None:
         return
-    from ..evaluators.catalogue import evaluator_sampling, get_evaluator
+    from ..evaluators.catalogue import get_evaluator
 
     path = str(args.ranks if path is None else path)
     e = get_evaluator(args.evaluator)
     if path.endswith(".npz"):
         raise ValueError(f"--evaluator {e.name} applies to ranks an evaluator reported, not "
                          f"to a workflow rank file ({path} records its own law)")
-    try:
-        sampling = evaluator_sampling(e, long=long)
-    except ValueError as err:
-        raise ValueError(f"--evaluator {str(err).removeprefix('evaluator ')}") from None
-    if args.sampling is not None and args.sampling != sampling:
-        raise ValueError(f"--evaluator {e.name} gives ranks of the {sampling} law, but "
-                         f"--sampling is {args.sampling}")
-    args.sampling = sampling
-    if not long and args.m is None:
+    if long:
+        return
+    args.sampling = resolve_cli_sampling(args.sampling, e.name, long=False)
+    if args.m is None:
         args.m = e.negatives
+
+
+def resolve_cli_sampling(sampling, evaluator, *, long, given: str = "--evaluator") -> str:
+    """:func:`~sampled_metrics.evaluators.catalogue.resolve_sampling` with the options'
+    names in its messages (``given``: where the evaluator came from, e.g. a file's
+    column)."""
+    from ..evaluators.catalogue import resolve_sampling
+
+    try:
+        return resolve_sampling(sampling, evaluator, long=long, names=("--sampling", given))
+    except ValueError as err:
+        text = str(err)
+        raise ValueError(text if text.startswith("--") else f"--evaluator "
+                         f"{text.removeprefix('evaluator ')}") from None

@@ -14,6 +14,7 @@ import pandas as pd
 from ..checks import check_distinct, check_integer, check_sampled_ranks
 from ..corrections.mn import mn_correction
 from ..corrections.vectors import correction_label, correction_vectors
+from ..evaluators.catalogue import resolve_sampling
 from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
 from ..metrics import parse_metrics
@@ -83,9 +84,10 @@ def _replicate_histograms(sampled: dict, m: int, draws: int, rng, paired: bool) 
 
 
 def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
-                  sampling: str = "binomial", paired: bool = True, level: float = 0.95,
+                  sampling: str | None = None, paired: bool = True, level: float = 0.95,
                   bootstrap: int = 1000, plugin: str | None = "mes",
-                  estimator_bootstrap: int = 50, seed: int = 0, rng=None) -> pd.DataFrame:
+                  estimator_bootstrap: int = 50, seed: int = 0, rng=None,
+                  evaluator: str | None = None) -> pd.DataFrame:
     """Compare every pair of recommenders (see the module docstring for every column).
 
     Parameters
@@ -101,7 +103,9 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
         ``bv_<gamma>``), ``mn`` (Li et al.'s correction, prior = the MES P^ of each
         recommender) and estimators ``mes`` (interval by the delta method) and ``mle``
         (interval by refits on ``estimator_bootstrap`` replicates).
-    sampling : {'binomial', 'hypergeometric'}
+    sampling : {'binomial', 'hypergeometric'}, optional
+        The law of the negatives: the evaluator's where ``evaluator`` is given (a
+        contradicting one is refused), else default ``binomial``.
     paired : bool
         Resample the same users for all recommenders (default) or each independently.
     level : float in (0, 1)
@@ -115,6 +119,9 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
         Refits of the ``mle`` estimator for its interval (0: NaN interval).
     seed : int
         Seed of the resampling (``seeds.generator(seed, 'compare')``), unless ``rng``.
+    evaluator : str, optional
+        The evaluator that reported the ranks (``sampled-metrics evaluators``); it sets
+        ``sampling``.
 
     Returns
     -------
@@ -133,6 +140,7 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     >>> t[["a", "b", "method", "verdict"]].values.tolist()
     [['A', 'B', 'sampled', 'a_better']]
     """
+    sampling = resolve_sampling(sampling, evaluator, long=False)
     n, m = check_nm(n, m, sampling)
     sampled = _check_inputs(sampled, m, paired)
     labels = _parse_methods(methods)

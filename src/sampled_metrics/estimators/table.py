@@ -15,6 +15,7 @@ from ..logs import progress
 from ..metrics import parse_metrics
 from ..registry import DEFAULT_METHODS, name_list
 from ..resampling import COVERS_NOISE, bootstrap_histograms, percentile_interval
+from ..evaluators.catalogue import resolve_sampling
 from ..sampling import check_nm
 from .dispatch import estimate_batches, estimate_from_histogram, parse_estimator
 from .histogram import check_law_matrix_size, sampled_rank_histogram
@@ -41,9 +42,9 @@ def check_estimate_size(n: int, m: int, bootstrap: int, name: str = "bootstrap")
 
 
 def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATORS, *,
-             sampling: str = "binomial", bootstrap: int = 100, level: float = 0.95,
-             seed: int = 0, processes: int | None = 1, options: dict | None = None
-             ) -> pd.DataFrame:
+             sampling: str | None = None, bootstrap: int = 100, level: float = 0.95,
+             seed: int = 0, processes: int | None = 1, options: dict | None = None,
+             evaluator: str | None = None) -> pd.DataFrame:
     """Metrics from the rank distribution P^ each estimator infers from sampled ranks.
 
     metric = sum_{r=1}^{n} P^(r) M(r) (Jin et al. eq. 14), P^ estimated from the histogram
@@ -61,7 +62,9 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
         E.g. ``'recall@10,ndcg@10'``.
     estimators : list of str
         Estimator names (:func:`~sampled_metrics.estimators.parse_estimator`).
-    sampling : {'binomial', 'hypergeometric'}
+    sampling : {'binomial', 'hypergeometric'}, optional
+        The law of the negatives: the evaluator's where ``evaluator`` is given (a
+        contradicting one is refused), else default ``binomial``.
     bootstrap : int
         Bootstrap draws over users (0: no interval).
     level : float
@@ -73,6 +76,9 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
         not depend on it.
     options : dict, optional
         {estimator: {option: value}}, e.g. ``{'mes': {'eta': 0.01}}``.
+    evaluator : str, optional
+        The evaluator that reported the ranks (``sampled-metrics evaluators``); it sets
+        ``sampling``.
 
     Returns
     -------
@@ -90,6 +96,7 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
     >>> t[["metric", "estimator"]].values.tolist()
     [['recall@10', 'mle']]
     """
+    sampling = resolve_sampling(sampling, evaluator, long=False)
     n, m = check_nm(n, m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)

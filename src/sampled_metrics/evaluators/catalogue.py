@@ -29,8 +29,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..sampling import check_sampling
+
 __all__ = ["DRAWS", "SELF_DRAWS", "TIES", "Evaluator", "EVALUATORS", "get_evaluator",
-           "evaluator_names", "correctable_evaluator", "evaluator_sampling", "evaluator_notes"]
+           "evaluator_names", "correctable_evaluator", "evaluator_sampling", "resolve_sampling",
+           "evaluator_notes"]
 
 DRAWS = ("with_replacement", "without_replacement", "popularity", "top_popular")
 SELF_DRAWS = ("never", "tied", "merged")
@@ -280,6 +283,39 @@ def evaluator_sampling(evaluator, *, long: bool) -> str:
                          f"binomial or hypergeometric law; give the long format from_scores "
                          f"writes (user,position,n_nonrelevant,n_negatives)")
     return e.sampling
+
+
+def resolve_sampling(sampling, evaluator, *, long: bool | None,
+                     names: tuple[str, str] = ("sampling", "evaluator")) -> str:
+    """The law of the ranks, by one rule wherever a law and an evaluator can both be given:
+    the evaluator's (:func:`evaluator_sampling`; ``long=None``: the law of its draws, for
+    the ranks it reports as they are) where one is given, ``sampling`` (default
+    ``binomial``) otherwise; a one-line ValueError naming both where both are given and
+    differ. ``names``: how messages call the two (``--sampling``, ``--evaluator`` on the
+    command line).
+
+    Examples
+    --------
+    >>> resolve_sampling(None, "rechorus", long=True), resolve_sampling(None, None, long=True)
+    ('hypergeometric', 'binomial')
+    >>> resolve_sampling("hypergeometric", "RecHorus", long=True)
+    'hypergeometric'
+    >>> resolve_sampling("binomial", "rechorus", long=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: sampling 'binomial' contradicts evaluator 'rechorus', whose ranks follow \
+the hypergeometric law
+    """
+    if sampling is not None:
+        check_sampling(sampling)
+    if evaluator is None:
+        return sampling or "binomial"
+    e = correctable_evaluator(evaluator)
+    law = e.sampling if long is None else evaluator_sampling(e, long=long)
+    if sampling is not None and sampling != law:
+        raise ValueError(f"{names[0]} {sampling!r} contradicts {names[1]} {e.name!r}, whose "
+                         f"ranks follow the {law} law")
+    return law
 
 
 def evaluator_notes(evaluator) -> list[str]:

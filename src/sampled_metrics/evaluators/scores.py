@@ -3,7 +3,7 @@
 Nearly every codebase that evaluates on sampled negatives holds, for each test row, the
 positive's score and the scores of the m negatives drawn for it (and the candidates' item
 ids). :func:`from_scores` turns them into one long-format row (``user, position,
-n_nonrelevant, n_negatives``) whose law is the project's ``binomial`` or ``hypergeometric``
+n_nonrelevant, n_negatives, evaluator``) whose law is the project's ``binomial`` or ``hypergeometric``
 (:attr:`~sampled_metrics.evaluators.catalogue.Evaluator.sampling`):
 
 - a self-draw (the positive drawn as its own negative, where the evaluator's pool holds it)
@@ -64,8 +64,9 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
     Returns
     -------
     pandas.DataFrame
-        ``user, position, n_nonrelevant, n_negatives``; ``attrs`` holds ``evaluator`` and
-        ``sampling``.
+        ``user, position, n_nonrelevant, n_negatives, evaluator`` (the evaluator's name on
+        every row, so that it survives ``to_csv`` and ``correct`` reads it); ``attrs``
+        holds ``evaluator`` and ``sampling``.
 
     Examples
     --------
@@ -139,7 +140,8 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
         raise ValueError(f"{int((m_row > N).sum())} rows have more distinct negatives than "
                          f"n_nonrelevant")
     table = pd.DataFrame({"user": np.arange(rows) if users is None else np.asarray(users),
-                          "position": 1 + above, "n_nonrelevant": N, "n_negatives": m_row})
+                          "position": 1 + above, "n_nonrelevant": N, "n_negatives": m_row,
+                          "evaluator": e.name})
     if table["user"].duplicated().any():
         raise ValueError("users must label each row once (rows are the evaluator's unit)")
     table.attrs.update(evaluator=e.name, sampling=e.sampling)

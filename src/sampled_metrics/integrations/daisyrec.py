@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..checks import check_integer
 from ..intervals import DEFAULT_CORRECTIONS, correct_positions
 
 __all__ = ["capture", "DaisyRecRecord"]
@@ -46,6 +47,9 @@ class DaisyRecRecord:
     def _add(self, users, candidates, ranked) -> None:
         for u, cands, order in zip(users, candidates, ranked):
             u = int(u)
+            if u not in self.test_ur:
+                raise ValueError(f"DaisyRec user {u} is in the test loader but not in test_ur "
+                                 f"(capture needs the test_ur its candidates were built from)")
             positives = {int(i) for i in self.test_ur[u]}
             order = np.asarray(order, dtype=np.int64)
             if len(cands) <= len(positives):
@@ -61,13 +65,13 @@ class DaisyRecRecord:
                                   len(cands) - len(positives)))
 
     def positions(self) -> pd.DataFrame:
-        """The long format (``user, position, n_nonrelevant, n_negatives``), one row per
-        test positive; ``attrs['evaluator']`` is ``daisyrec``."""
+        """The long format (``user, position, n_nonrelevant, n_negatives, evaluator``), one
+        row per test positive, evaluator ``daisyrec``."""
         if not self.rows:
             raise ValueError("nothing recorded: call model.rank(test_loader) after capture")
         table = pd.DataFrame(self.rows, columns=["user", "position", "n_nonrelevant",
                                                  "n_negatives"])
-        table.attrs["evaluator"] = "daisyrec"
+        table["evaluator"] = table.attrs["evaluator"] = "daisyrec"
         return table
 
     def daisyrec_metrics(self, k: int) -> dict:
@@ -80,6 +84,7 @@ class DaisyRecRecord:
         - ``ndcg``: sum over hits of 1 / log2(p + 1), divided by the same sum over positions
           1..hits (the ideal list of the hits found, not of all positives).
         """
+        k = check_integer("k", k, 1)
         table = self.positions()
         out = {"hit": [], "recall": [], "precision": [], "mrr": [], "ndcg": []}
         for _, group in table.groupby("user", sort=False):

@@ -90,8 +90,10 @@ def _clip(a, b, n):
 
 
 def histogram_atoms(n: int, m: int, sampling: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The (m+1) x K matrix L[r~ - 1, j] = 1/(b_j - a_j) sum_{a_j < r <= b_j} p(r~ | r) for
-    one (n, m, law).
+    """The (m+1) x K matrix L[r~ - 1, j] = 1/(b' - a') sum_{a' < r <= b'} p(r~ | r) for
+    one (n, m, law), the atom (a', b'] = (min(a_j, n - 1), min(b_j, n)] clipped to the n
+    ranks as :func:`user_atoms` clips it (a grid made for a larger n may hold atoms
+    beyond them).
 
     Examples
     --------
@@ -99,10 +101,16 @@ def histogram_atoms(n: int, m: int, sampling: str, a: np.ndarray, b: np.ndarray)
     >>> L = histogram_atoms(100, 10, "binomial", a, b)
     >>> L.shape, L.sum(axis=0).round(12).tolist()       # each atom's law sums to 1
     ((11, 3), [1.0, 1.0, 1.0])
+    >>> bool((histogram_atoms(60, 10, "binomial", a, b)[:, 2]
+    ...       == histogram_atoms(60, 10, "binomial", a, np.minimum(b, 60))[:, 2]).all())
+    True
     """
+    check_allocation(n * (m + 2.0), f"the law of the sampled rank over n = {n} ranks and "
+                                    f"m = {m} negatives")
     C = np.cumsum(mixture_matrix(n, m, sampling), axis=0)
     C = np.vstack([np.zeros((1, m + 1)), C])
-    return _floored(((C[b] - C[a]) / (b - a)[:, None]).T)
+    lo, hi = _clip(a, b, n)
+    return _floored(((C[hi] - C[lo]) / (hi - lo)[:, None]).T)
 
 
 def _floored(L: np.ndarray) -> np.ndarray:

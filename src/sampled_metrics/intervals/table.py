@@ -13,12 +13,12 @@ import pandas as pd
 
 from ..checks import check_bootstrap_draws, check_distinct, check_integer, check_sampled_ranks
 from ..corrections.vectors import correction_label, correction_vectors
-from ..evaluators.catalogue import evaluator_sampling
+from ..evaluators.catalogue import resolve_sampling
 from ..metrics import parse_metrics
-from ..multipositive.longformat import read_positions, summarise_long
+from ..multipositive.longformat import merge_evaluator, read_long, summarise_long
 from ..registry import DEFAULT_METHODS, name_list
 from ..resampling import COVERS_FULL, COVERS_NOISE, bootstrap_histograms, percentile_interval
-from ..sampling import check_nm, check_sampling
+from ..sampling import check_nm
 from .recommended import RECOMMENDED, recommended_interval
 
 __all__ = ["DEFAULT_CORRECTIONS", "COLUMNS", "NOISE_NOTE", "correct", "correct_positions",
@@ -34,7 +34,7 @@ NOISE_NOTE = ("only the 'recommended' rows' intervals cover the full-ranking met
 
 
 def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTIONS, *,
-            sampling: str = "binomial", bootstrap: int = 1000, level: float = 0.95,
+            sampling: str | None = None, bootstrap: int = 1000, level: float = 0.95,
             seed: int = 0, gamma: float | None = None, evaluator: str | None = None
             ) -> pd.DataFrame:
     """The full-ranking metrics of a sampled evaluation: the recommended answer and the
@@ -50,7 +50,9 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
     corrections : list of str
         ``recommended`` and any correction: ``sampled`` (none), ``rank_estimate``,
         ``minimal_bias``, ``cls``, ``bv_<gamma>`` (or ``bv`` with ``gamma``).
-    sampling : {'binomial', 'hypergeometric'}
+    sampling : {'binomial', 'hypergeometric'}, optional
+        The law of the negatives: the evaluator's where ``evaluator`` is given (a
+        contradicting ``sampling`` is refused), else default ``binomial``.
     bootstrap : int
         Draws over users for a correction's interval (0: none).
     level : float in (0, 1)
@@ -58,7 +60,7 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
         The bootstrap's seed.
     evaluator : str, optional
         The evaluator that reported the ranks (``sampled-metrics evaluators``); it sets
-        ``sampling``.
+        ``sampling`` (and refuses one that contradicts it).
 
     Returns
     -------
@@ -76,9 +78,7 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
     >>> table.correction.tolist(), table.covers.tolist()
     (['recommended', 'cls'], ['full metric', "users' noise"])
     """
-    if evaluator is not None:
-        sampling = evaluator_sampling(evaluator, long=False)
-    check_sampling(sampling)
+    sampling = resolve_sampling(sampling, evaluator, long=False)
     n, m = check_nm(n, m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
@@ -109,16 +109,19 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
 
 
 def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
-                      sampling: str = "binomial", bootstrap: int = 1000, level: float = 0.95,
+                      sampling: str | None = None, bootstrap: int = 1000, level: float = 0.95,
                       seed: int = 0, max_m: int | None = None, evaluator: str | None = None
                       ) -> pd.DataFrame:
-    """:func:`correct` of the long format of positions (a CSV or a DataFrame with columns
-    ``user, position, n_nonrelevant, n_negatives``): the recommended row takes each user's
-    own n_u = N_u + 1 and m_u = M_u and its several positives (each at its rank among the
-    user's negatives, position minus the positives above it); the corrections are those of
-    :func:`~sampled_metrics.multipositive.longformat.summarise_long`. ``evaluator`` (the
-    evaluator whose scores :func:`~sampled_metrics.evaluators.scores.from_scores` turned
-    into the frame) sets ``sampling``.
+    """:func:`correct` of the long format of positions (a CSV, a DataFrame with columns
+    ``user, position, n_nonrelevant, n_negatives`` or what
+    :func:`~sampled_metrics.multipositive.longformat.read_long` read): the recommended row
+    takes each user's own n_u = N_u + 1 and m_u = M_u and its several positives (each at its
+    rank among the user's negatives, position minus the positives above it); the
+    corrections are those of :func:`~sampled_metrics.multipositive.longformat.summarise_long`
+    (``max_m``: the thinned list's size, default 100). The evaluator is ``evaluator`` or
+    the one the input's ``evaluator`` column names (both: they must agree); it sets
+    ``sampling`` (a contradicting one is refused), whose default is otherwise
+    ``binomial``.
 
     Examples
     --------
@@ -131,14 +134,17 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     >>> correct_positions(frame, "recall@10", ["recommended", "sampled"]).correction.tolist()
     ['recommended', 'sampled']
     """
-    if evaluator is not None:
-        sampling = evaluator_sampling(evaluator, long=True)
     check_bootstrap_draws("bootstrap", bootstrap, level)
-    metrics = parse_metrics(metrics)
+    metrics = parse_metrics(metrics, distinct=True)
     names = correction_names(corrections)
+    if max_m is not None:
+        check_integer("max_m", max_m, 1)
+    long = read_long(path)
+    sampling = resolve_sampling(sampling, merge_evaluator(evaluator, long.evaluator, path),
+                                long=True)
     others = [x for x in names if x != RECOMMENDED]
     rows, best = [], None
-    table = read_positions(path)
+    table = long.table
     if RECOMMENDED in names:
         best = recommended_interval(table.position - table.above,
                                     table.n_nonrelevant[table.user] + 1,

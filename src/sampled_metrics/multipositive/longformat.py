@@ -8,8 +8,12 @@ Positions (one row per test positive; uniform negatives, KDD'20 per user or RecB
     17,3,3512,200          # user 17's list: its 2 positives + 200 sampled negatives;
     17,41,3512,200         # positives at positions 3 and 41 (1-based, any row order)
 
-User ids are labels (numbers or tokens such as RecBole's, read as text); other columns are
-ignored.
+User ids are labels (numbers or tokens such as RecBole's, read as text). An optional
+``evaluator`` column names the evaluator whose law the rows follow (``sampled-metrics
+evaluators``; one name for the whole file, as :func:`~sampled_metrics.evaluators.from_scores`
+writes it), so that ``correct`` needs no ``--evaluator``; other columns are ignored. A file
+is in the long format when its header (after a byte-order mark; any line ends) has the
+columns ``user`` and ``position``; a column the format needs and the header lacks is named.
 
 ``n_nonrelevant`` = N_u (items in neither the user's training nor test set, the pool the
 negatives come from), ``n_negatives`` = M_u (negatives in its list in total: 100 k_u for
@@ -29,65 +33,195 @@ negatives). Corrections: ``sampled`` (uncorrected) and ``weighted_rank_estimate`
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from ..checks import check_bootstrap_draws
+from ..checks import check_allocation, check_bootstrap_draws, check_integer
 from ..corrections.vectors import correction_label
+from ..evaluators.catalogue import get_evaluator
 from ..metrics import parse_metrics
 from ..resampling import bootstrap_means, percentile_interval
 from ..textfile import Column, read_columns
-from .positives import DEFAULT_MAX_M, PositiveTable, correct_positives
+from ..textfile.text import show, split_header, strip_bom
+from .positives import DEFAULT_MAX_M, PositiveTable, RowError, correct_positives
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
-__all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "long_format", "read_positions", "read_draws",
-           "summarise_long"]
+__all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "EVALUATOR_COLUMN", "LongPositions",
+           "long_format", "read_long", "read_positions", "read_draws", "summarise_long",
+           "merge_evaluator"]
 
 POSITION_COLUMNS = ("user", "position", "n_nonrelevant", "n_negatives")
 DRAW_COLUMNS = ("user", "position", "n_nonrelevant", "above", "prob")
+#: the optional column naming the evaluator whose law the rows follow
+EVALUATOR_COLUMN = "evaluator"
 WEIGHTED = "weighted_rank_estimate"
+#: the longest header line looked at
+_HEADER_BYTES = 1 << 16
 
 
 def long_format(path) -> str | None:
-    """'positions' or 'draws' if ``path`` is a CSV whose header has those columns, else
-    None (one sampled rank per line, or a CSV read by --column)."""
+    """'positions' or 'draws' if ``path`` is a file whose header line (after a UTF-8
+    byte-order mark, ``\n`` or ``\r\n`` ends) has the columns ``user`` and ``position``
+    (draws: and ``above`` or ``prob``), else None (one sampled rank per line, a workflow
+    rank file, or a CSV read by --column); a one-line ValueError naming the columns such
+    a header lacks.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     path = Path(tmp) / "long.csv"
+    ...     _ = path.write_bytes(b"\\xef\\xbb\\xbfuser,position,n_nonrelevant\\r\\n7,3,900\\r\\n")
+    ...     long_format(path)
+    Traceback (most recent call last):
+    ...
+    ValueError: ...long.csv: a long-format header (user, position, ...) lacks the column n_negatives
+    """
     path = Path(path)
-    if path.suffix.lower() != ".csv" or not path.is_file():
+    try:
+        if not path.is_file():
+            return None
+        with open(path, "rb") as handle:
+            head = handle.readline(_HEADER_BYTES)
+    except OSError:
+        return None          # the reader that runs next names the fault
+    head = split_header(strip_bom(head))[0].decode("utf-8", "replace")
+    header = {c.strip().strip('"') for c in head.split(",")}
+    if not {"user", "position"} <= header:
         return None
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        header = {c.strip() for c in fh.readline().split(",")}
-    if set(DRAW_COLUMNS) <= header:
-        return "draws"
-    if set(POSITION_COLUMNS) <= header:
-        return "positions"
-    return None
+    kind, columns = (("draws", DRAW_COLUMNS) if header & {"above", "prob"} else
+                     ("positions", POSITION_COLUMNS))
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise ValueError(f"{path}: a long-format header (user, position, ...) lacks the "
+                         f"column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    return kind
 
 
 #: how each column is read (ranges the table checks itself, with the user, are left open)
-_COLUMNS = {"user": Column("user id", label=True), "position": Column("position"),
-            "n_nonrelevant": Column("n_nonrelevant"), "n_negatives": Column("n_negatives"),
+_COLUMNS = {"user": Column("user id", label=True), "position": Column("position", 1),
+            "n_nonrelevant": Column("n_nonrelevant", 1), "n_negatives": Column("n_negatives", 1),
             "above": Column("above", 0, 1), "prob": Column("prob", 0, 1, integer=False,
-                                                          open_lo=True)}
+                                                          open_lo=True),
+            EVALUATOR_COLUMN: Column("evaluator", label=True)}
+
+
+class LongPositions(NamedTuple):
+    """A file (or frame) of the position format, read: its :class:`PositiveTable`, the
+    user ids of users 0..U-1 as written, and the evaluator it names (None if it names
+    none)."""
+
+    table: PositiveTable
+    users: np.ndarray
+    evaluator: str | None
 
 
 def _name(path) -> str:
-    """How messages name the input: the file, or 'the positions frame' for a DataFrame."""
-    return "the positions frame" if isinstance(path, pd.DataFrame) else str(path)
+    """How messages name the input: the file, or 'the positions frame' for a DataFrame
+    (or what was read from one)."""
+    return ("the positions frame" if isinstance(path, (pd.DataFrame, LongPositions)) else
+            str(path))
 
 
 def _read(path, columns, what: str) -> dict:
     """The columns of a long-format CSV, read by the project's chunked text reader (errors
-    name the line), or of a DataFrame made in Python (e.g. by an integration)."""
-    if not isinstance(path, pd.DataFrame):
+    name the line), or of a DataFrame made in Python (e.g. by an integration; errors name
+    the row, as its index shows it). An optional ``evaluator`` column is read where the
+    input has one."""
+    frame = isinstance(path, pd.DataFrame)
+    if not frame and long_format(path) is not None:      # names a lacking column
+        with open(path, "rb") as handle:
+            head = split_header(strip_bom(handle.readline(_HEADER_BYTES)))[0]
+        if EVALUATOR_COLUMN in {c.strip().strip('"') for c in
+                                head.decode("utf-8", "replace").split(",")}:
+            columns = (*columns, EVALUATOR_COLUMN)
+    elif frame and EVALUATOR_COLUMN in path.columns:
+        columns = (*columns, EVALUATOR_COLUMN)
+    if not frame:
         return read_columns(path, {c: _COLUMNS[c] for c in columns}, what)
     missing = [c for c in columns if c not in path.columns]
     if missing or path.empty:
         raise ValueError(f"{_name(path)}: " + (f"lacks column(s) {', '.join(missing)}"
                                                if missing else f"no {what}s found"))
-    return {c: path[c].astype(str).str.strip().to_numpy() if _COLUMNS[c].label else
-            path[c].to_numpy(dtype=np.int64 if _COLUMNS[c].integer else np.float64)
-            for c in columns}
+    return {c: _frame_column(path, c) for c in columns}
+
+
+def _frame_column(frame: pd.DataFrame, column: str) -> np.ndarray:
+    """Column ``column`` of a DataFrame, checked as the CSV reader checks it: the first
+    missing or wrong value is named with its row (the frame's index) and user."""
+    spec = _COLUMNS[column]
+    values = frame[column]
+    if spec.label:
+        text = values.astype(str).str.strip()
+        bad = values.isna().to_numpy() | (text == "").to_numpy()
+        out = text.to_numpy(dtype=object)
+    else:
+        out = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+        bad = spec.bad(out)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        user = frame["user"].iloc[j] if "user" in frame.columns else None
+        raise ValueError(f"{_name(frame)} row {frame.index[j]!r}"
+                         + (f" (user {user})" if column != "user" else "")
+                         + f": {show(str(values.iloc[j]), 40)} in column {column!r} is not "
+                         + ("a label" if spec.label else
+                            f"{'an integer' if spec.integer else 'a number'} {spec.what} "
+                            f"{spec.span()}"))
+    return out if spec.label else out.astype(np.int64) if spec.integer else out
+
+
+def _line(path, row: int) -> str:
+    """How a message names input row ``row`` (0-based): ``file:line`` of a CSV (blank lines
+    skipped, as the reader skips them), ``frame row <index>`` of a DataFrame."""
+    if isinstance(path, pd.DataFrame):
+        return f"{_name(path)} row {path.index[row]!r}"
+    with open(path, "rb") as handle:
+        handle.readline()
+        seen = -1
+        for number, line in enumerate(handle, start=2):
+            seen += bool(line.strip())
+            if seen == row:
+                return f"{path}:{number}"
+    return str(path)
+
+
+def _one_evaluator(path, names) -> str | None:
+    """The one evaluator an ``evaluator`` column names (its name as the catalogue spells
+    it), None for no column; ValueError for an unknown name or two names."""
+    if names is None:
+        return None
+    distinct = pd.unique(names)
+    resolved = {get_evaluator(x).name for x in distinct}
+    if len(resolved) > 1:
+        j = int(np.flatnonzero(names != names[0])[0])
+        raise ValueError(f"{_line(path, j)}: evaluator {names[j]!r}, but {_line(path, 0)} "
+                         f"names {names[0]!r}: one file holds one evaluator's rows")
+    return resolved.pop()
+
+
+def merge_evaluator(given, recorded, where, option: str = "evaluator") -> str | None:
+    """The evaluator of a long-format input: the one ``given`` (an option or argument
+    called ``option``) or the one its ``evaluator`` column ``recorded``; a one-line
+    ValueError naming both where they differ.
+
+    Examples
+    --------
+    >>> merge_evaluator(None, "rechorus", "long.csv"), merge_evaluator("NCF", "ncf", "x")
+    ('rechorus', 'ncf')
+    >>> merge_evaluator("sasrec", "rechorus", "long.csv", "--evaluator")
+    Traceback (most recent call last):
+    ...
+    ValueError: long.csv: its evaluator column names rechorus, but --evaluator is sasrec
+    """
+    if given is None:
+        return recorded
+    name = get_evaluator(given).name
+    if recorded is not None and recorded != name:
+        raise ValueError(f"{_name(where)}: its evaluator column names {recorded}, but "
+                         f"{option} is {given}")
+    return name
 
 
 def _user_index(users) -> tuple[np.ndarray, np.ndarray]:
@@ -97,31 +231,65 @@ def _user_index(users) -> tuple[np.ndarray, np.ndarray]:
     return codes.astype(np.int64), np.asarray(labels)
 
 
-def read_positions(path, *, with_users: bool = False):
-    """The position format (module docstring) as a PositiveTable (and, ``with_users``, the
-    user ids of its users 0..U-1); ValueError naming the file (and line) for bad input."""
+def read_long(path) -> LongPositions:
+    """The position format (module docstring) of a CSV or a DataFrame, read once: the
+    table, the user ids as written and the evaluator its ``evaluator`` column (or a
+    frame's ``attrs['evaluator']``) names. A one-line ValueError naming the file, the line
+    and the user as written for bad input."""
+    if isinstance(path, LongPositions):
+        return path
     cols = _read(path, POSITION_COLUMNS, "positive")
     user, labels = _user_index(cols["user"])
     try:
-        table = PositiveTable.from_long(user, *(cols[c] for c in POSITION_COLUMNS[1:]))
+        table = PositiveTable.from_long(user, *(cols[c] for c in POSITION_COLUMNS[1:]),
+                                        labels=labels)
+    except RowError as err:
+        raise ValueError(f"{_line(path, err.row)}: {err}") from None
     except ValueError as err:
         raise ValueError(f"{_name(path)}: {err}") from None
-    return (table, labels) if with_users else table
+    _check_sizes(path, table, cols["n_nonrelevant"], labels)
+    evaluator = _one_evaluator(path, cols.get(EVALUATOR_COLUMN))
+    if evaluator is None and isinstance(path, pd.DataFrame):
+        evaluator = path.attrs.get("evaluator")
+    return LongPositions(table, labels, evaluator)
+
+
+def _check_sizes(path, table: PositiveTable, n_nonrelevant, labels) -> None:
+    """ValueError naming the line and the user whose list is too large to correct: the law
+    of its sampled rank, (N_u + 1) x (M_u + 1) numbers, must fit in memory."""
+    need = (table.n_nonrelevant + 1.0) * (table.n_negatives + 2.0)
+    u = int(np.argmax(need))
+    try:
+        check_allocation(need[u], "the law of its sampled rank")
+    except ValueError as err:
+        row = int(np.flatnonzero(n_nonrelevant == table.n_nonrelevant[u])[0])
+        raise ValueError(f"{_line(path, row)}: user {labels[u]}: n_nonrelevant "
+                         f"{table.n_nonrelevant[u]} and n_negatives {table.n_negatives[u]}: "
+                         f"{err}") from None
+
+
+def read_positions(path, *, with_users: bool = False):
+    """The position format (module docstring) as a PositiveTable (and, ``with_users``, the
+    user ids of its users 0..U-1): :func:`read_long` without the evaluator."""
+    long = read_long(path)
+    return (long.table, long.users) if with_users else long.table
 
 
 def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
     """The draw format: (PositiveTable of the positives, 1 + x^ per row of the table)."""
     cols = _read(path, DRAW_COLUMNS, "draw")
     position, N, above, prob = (cols[c] for c in DRAW_COLUMNS[1:])
-    user, _ = _user_index(cols["user"])
+    user, labels = _user_index(cols["user"])
     keys, rows = np.unique(np.stack([user, position]), axis=1, return_inverse=True)
     rows = rows.reshape(-1)
     draws = np.bincount(rows)
     first = np.zeros(keys.shape[1], dtype=np.int64)
     first[rows[::-1]] = np.arange(rows.size)[::-1]
     try:
-        table = PositiveTable.from_long(keys[0], keys[1], N[first], draws)
+        table = PositiveTable.from_long(keys[0], keys[1], N[first], draws, labels=labels)
         estimate = weighted_rank_estimate(above.astype(bool), prob, rows)
+    except RowError as err:
+        raise ValueError(f"{_line(path, int(first[err.row]))}: {err}") from None
     except ValueError as err:
         raise ValueError(f"{_name(path)}: {err}") from None
     if np.any(N != N[first][rows]):
@@ -138,7 +306,8 @@ def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
     and a percentile bootstrap interval over users (the corrections' rows of the
     ``correct`` command). ``table``: the positions already read from ``path``."""
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
-    metrics = parse_metrics(metrics)
+    metrics = parse_metrics(metrics, distinct=True)
+    max_m = DEFAULT_MAX_M if max_m is None else check_integer("max_m", max_m, 1)
     corrections = list(corrections)
     if kind == "draws":
         table, estimate = read_draws(path)
@@ -158,7 +327,7 @@ def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
         table = read_positions(path) if table is None else table
         labels = [correction_label(x) for x in corrections]
         columns = correct_positives(table, metrics, labels, sampling,
-                                   max_m=max_m or DEFAULT_MAX_M)
+                                   max_m=max_m)
         columns = {(metric.name, label): columns[(metric.name, label)]
                    for metric in metrics for label in labels}
     else:

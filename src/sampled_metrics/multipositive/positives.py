@@ -14,7 +14,7 @@ from ..sampling import check_sampling
 from .lookup import moment_terms
 from .shifted import FIRST_ONLY, ShiftedMetric, shifted_term as _term
 
-__all__ = ["ShiftedMetric", "PositiveTable", "correct_multi_positive", "correct_positives",
+__all__ = ["ShiftedMetric", "PositiveTable", "RowError", "correct_multi_positive", "correct_positives",
            "multi_positive_metric", "per_user_metric", "positive_normaliser", "DEFAULT_MAX_M"]
 
 #: Sample size above which moment-based corrections use the thinned count (module docstring).
@@ -39,6 +39,15 @@ def _integers(values, what: str) -> np.ndarray:
         if not np.all(arr == np.round(arr)):
             raise ValueError(f"{what} must be integers, got non-integral values")
     return arr.astype(np.int64)
+
+
+class RowError(ValueError):
+    """A fault of one input row of :meth:`PositiveTable.from_long`: ``row`` is its index
+    (0-based, in input order), so that a reader can name the row's line."""
+
+    def __init__(self, row: int, message: str):
+        super().__init__(message)
+        self.row = row
 
 
 @dataclass
@@ -86,12 +95,17 @@ class PositiveTable:
 
     @classmethod
     def from_long(cls, user, position, n_nonrelevant, n_negatives, *,
-                  dense_users: bool = False) -> "PositiveTable":
+                  dense_users: bool = False, labels=None) -> "PositiveTable":
         """From one row per positive: ``user`` ids (any integers), ``position`` and, per
         row, ``n_nonrelevant``/``n_negatives`` (or per user if ``dense_users``: ``user``
-        then indexes 0..U-1 and they are per-user arrays)."""
+        then indexes 0..U-1 and they are per-user arrays). A fault of one row is a
+        :class:`RowError` naming the user, as ``labels[user]`` where ``labels`` are given
+        (the ids as written), with the row."""
         position = _integers(position, "positions")
         user = _integers(user, "user ids")
+
+        def who(row: int):
+            return user[row] if labels is None else labels[user[row]]
         if user.shape != position.shape or position.ndim != 1:
             raise ValueError("user ids and positions must be 1-D arrays of equal length")
         N = _integers(np.atleast_1d(n_nonrelevant), "n_nonrelevant")
@@ -108,6 +122,8 @@ class PositiveTable:
             if user.size and user.max() >= U:
                 raise ValueError(f"positions given for {int(user.max()) + 1} users but "
                                  f"n_nonrelevant for {U}")
+            rows_N = N[ids] if ids.size else N[:0]
+            rows_M = M[ids] if ids.size else M[:0]
         else:
             if N.shape != position.shape or M.shape != position.shape:
                 raise ValueError("n_nonrelevant and n_negatives need one entry per row")
@@ -116,35 +132,38 @@ class PositiveTable:
             U = int(ids.max()) + 1 if ids.size else 0
             first = np.zeros(U, dtype=np.int64)
             first[ids[::-1]] = np.arange(ids.size)[::-1]
-            if np.any(N != N[first][ids]) or np.any(M != M[first][ids]):
-                bad = int(user[np.flatnonzero((N != N[first][ids]) | (M != M[first][ids]))[0]])
-                raise ValueError(f"user {bad}: n_nonrelevant and n_negatives must be the "
-                                 f"same on all its rows")
+            differ = (N != N[first][ids]) | (M != M[first][ids])
+            if differ.any():
+                row = int(np.flatnonzero(differ)[0])
+                raise RowError(row, f"user {who(row)}: n_nonrelevant and n_negatives must be "
+                                    f"the same on all its rows")
+            rows_N, rows_M = N, M
             N, M = N[first], M[first]
         if U == 0:
             raise ValueError("no users")
-        if N.min() < 1:
-            raise ValueError(f"n_nonrelevant must be >= 1 (user {int(np.argmin(N))} has "
-                             f"{int(N.min())})")
-        if M.min() < 1:
-            raise ValueError(f"n_negatives must be >= 1 (user {int(np.argmin(M))} has "
-                             f"M_u = {int(M.min())}: no sampled negatives)")
+        for what, values, lo, detail in (("n_nonrelevant", rows_N, 1, ""),
+                                         ("n_negatives", rows_M, 1, ": no sampled negatives"),
+                                         ("position", position, 1, "")):
+            if values.size and values.min() < lo:
+                row = int(np.argmin(values))
+                raise RowError(row, f"user {who(row)}: {what} {int(values[row])} is not >= "
+                                    f"{lo}{detail}")
         order = np.lexsort((position, ids))
         ids, position = ids[order], position[order]
         k = np.bincount(ids, minlength=U)
         start = np.concatenate([[0], np.cumsum(k)[:-1]])
         above = np.arange(ids.size) - start[ids]
-        if position.size and position.min() < 1:
-            raise ValueError(f"positions must be >= 1, got {int(position.min())}")
         limit = (k + M)[ids]
         if np.any(position > limit):
             j = int(np.flatnonzero(position > limit)[0])
-            raise ValueError(f"user {int(ids[j])}: position {int(position[j])} beyond its "
-                             f"list of k_u + M_u = {int(limit[j])} items")
+            raise RowError(int(order[j]), f"user {who(order[j])}: position {int(position[j])} "
+                                          f"beyond its list of k_u + M_u = {int(limit[j])} "
+                                          f"items")
         dup = (ids[1:] == ids[:-1]) & (position[1:] == position[:-1])
         if dup.any():
-            j = int(np.flatnonzero(dup)[0])
-            raise ValueError(f"user {int(ids[j])}: position {int(position[j])} given twice")
+            j = int(np.flatnonzero(dup)[0]) + 1
+            raise RowError(int(order[j]), f"user {who(order[j])}: position "
+                                          f"{int(position[j])} given twice")
         return cls(ids, position, above, k, N, M, order)
 
 
