@@ -35,6 +35,7 @@ except Exception as err:    # ImportError, or numpy 2 breaking it at import
 
 from sampled_metrics.integrations.daisyrec import capture  # noqa: E402
 from sampled_metrics.metrics import parse_metric  # noqa: E402
+from sampled_metrics.multipositive.positives import multi_positive_metric  # noqa: E402
 
 USERS, ITEMS = 300, 400
 KPIS = ["recall", "mrr", "ndcg", "hit", "precision"]
@@ -112,4 +113,42 @@ def test_recommended_interval_contains_the_full_ranking_metric(tmp_path):
     best = table[table.correction == "recommended"].set_index("metric")
     for metric in ("recall@10", "ndcg@10"):
         truth = parse_metric(metric).mean(np.array(ranks), np.array(n_u))
+        assert best.loc[metric, "ci_low"] <= truth <= best.loc[metric, "ci_high"], metric
+
+
+def test_recommended_row_on_pools_that_shrink_with_the_test_items(tmp_path):
+    """DaisyRec's layout where users share a training size but not a number of test items:
+    a user's pool is the catalogue minus its training and its k = 1..3 test items, and it
+    ranks cand_num - k negatives, so each k has its own n_u. The recommended row (which
+    crashed where one stratum's pools were smaller than the largest) holds PureSVD's
+    full-ranking metric over each user's test items."""
+    rng = np.random.default_rng(5)
+    pop = rng.zipf(1.3, ITEMS).astype(float)
+    pop /= pop.sum()
+    rows, test_ur, train_ur = [], {}, {}
+    for u in range(USERS):
+        k = int(rng.integers(1, 4))
+        items = rng.choice(ITEMS, size=25 + k, replace=False, p=pop)
+        test_ur[u] = set(int(i) for i in items[25:])
+        train_ur[u] = set(int(i) for i in items[:25])
+        rows += [(u, int(i), 1.0) for i in items[:25]]
+    train = pd.DataFrame(rows, columns=["user", "item", "rating"])
+    config = _config(tmp_path, topk=10)
+    model = PureSVD(config)
+    model.fit(train)
+    record, _ = _evaluate(model, config, test_ur, train_ur, seed=5)
+    frame = record.positions()
+    assert sorted(frame.n_nonrelevant.unique()) == [ITEMS - 25 - k for k in (3, 2, 1)]
+    metrics = ["recall@10", "ndcg@10", "hit@10"]
+    table = record.correct(metrics, ["recommended", "sampled"])
+    scores = model.user_vec @ model.item_vec.T
+    positions, n_nonrelevant = [], []
+    for u in range(USERS):
+        unseen = np.setdiff1d(np.arange(ITEMS), sorted(train_ur[u]))
+        held = np.array(sorted(test_ur[u]))
+        positions.append(1 + (scores[u, unseen][None, :] > scores[u, held][:, None]).sum(1))
+        n_nonrelevant.append(unseen.size - held.size)
+    best = table[table.correction == "recommended"].set_index("metric")
+    for metric in metrics:
+        truth = multi_positive_metric(metric, positions, np.array(n_nonrelevant)).mean()
         assert best.loc[metric, "ci_low"] <= truth <= best.loc[metric, "ci_high"], metric
