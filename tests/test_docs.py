@@ -1,7 +1,8 @@
 """The documentation site builds with no warning (strict), its command-line page shows the
 program's own help, every page in the navigation exists, the API pages show no raw
-reStructuredText, and in a browser (headless Chromium) its maths is typeset and its figures
-load. The site is built once for all of them."""
+reStructuredText and no formula left in ASCII, and in a browser (headless Chromium) its
+maths, the API pages' too, is typeset and its figures load. The site is built once for all
+of them."""
 import json
 import os
 import re
@@ -19,6 +20,8 @@ pytest.importorskip("mkdocs", reason="the docs extra (mkdocs) is not installed")
 REQUIRE_CHROMIUM = "SAMPLED_METRICS_REQUIRE_CHROMIUM"
 #: what the API pages must not show: a reST role or a reST literal's double backticks
 REST_MARKUP = re.compile(r":(?:py:)?(?:func|meth|class|mod|data|attr|exc|obj):|``")
+#: a docstring formula left in ASCII: r~, M^(, A^T, sum_r
+ASCII_FORMULA = re.compile(r"\b[A-Za-z]~|\b[A-Za-z]\^[(_ ]|\^T\b|\bsum_")
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +51,56 @@ def test_api_pages_show_no_rest_markup(site):
     compare = (site / "api" / "compare" / "index.html").read_text()
     assert "<dt><code>difference</code></dt>" in compare           # an aligned term list
     metrics = (site / "api" / "metrics" / "index.html").read_text()
-    assert "<th>needs n</th>" in metrics                            # a reST simple table
+    assert r'<th>needs <span class="arithmatex">\(n\)</span></th>' in metrics  # a reST table
     assert 'class="autorefs autorefs-internal"' in metrics          # a role made a link
     for section in ("Parameters:", "Returns:", "Examples:"):
         assert f'<span class="doc-section-title">{section}</span>' in unescape(
             (site / "api" / "intervals" / "index.html").read_text()), section
+
+
+def _prose(html: str) -> str:
+    """The text of a page's article outside code, preformatted blocks and formulas."""
+    html = re.sub(r'(?s)<(script|pre|code)\b.*?</\1>|<span class="arithmatex">.*?</span>',
+                  " ", html)
+    return unescape(re.sub(r"<[^>]+>", "", html[html.find("<article"):html.find("</article>")]))
+
+
+def test_api_pages_typeset_their_formulas(site):
+    """The docstrings' ASCII formulas reach the API pages as TeX for MathJax, as the guide's
+    formulas do: none is left in the prose, and the notation reads as the papers write it."""
+    for page in sorted((site / "api").glob("*/index.html")):
+        html = page.read_text()
+        left = [m.string[max(0, m.start() - 60):m.end() + 40]
+                for m in ASCII_FORMULA.finditer(_prose(html))]
+        assert not left, f"{page.parent.name}: {left[:3]}"
+        assert html.count('<span class="arithmatex">') >= 10, page.parent.name
+    formulas = re.findall(r'<span class="arithmatex">\\\((.*?)\\\)</span>',
+                          unescape((site / "api" / "corrections" / "index.html").read_text()))
+    for tex in (r"\hat{M}(\tilde{r})", r"(A^\top A)^{+} A^\top b", r"\sum_{r} p(r)"):
+        assert any(tex in f for f in formulas), tex
+
+
+def test_ascii_formulas_become_tex():
+    """The notation of the docstrings as TeX (docs/hooks/ascii_math.py), and the words and
+    names around it left alone."""
+    sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+    try:
+        from ascii_math import typeset
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "hooks"))
+    cases = {
+        "the sampled rank r~": r"the sampled rank $\tilde{r}$",
+        "M^(r~) = M_{m+1}(r~)": r"$\hat{M}(\tilde{r}) = M_{m + 1}(\tilde{r})$",
+        "A^T A is singular": r"$A^\top A$ is singular",
+        "E[M(r~) | r] = sum_{r~=1}^{m+1} p(r~ | r)":
+            r"$\mathbb{E}[M(\tilde{r}) \mid r] = \sum_{\tilde{r} = 1}^{m + 1} p(\tilde{r} \mid r)$",
+        "theta_r^(r~-1), gamma -> 0": r"$\theta_{r}^{\tilde{r} - 1}, \gamma \to 0$",
+        "r~ in 1..m+1 (eq. 8)": r"$\tilde{r} \in 1,\ldots,m + 1$ (eq. 8)",
+        "A correction is a vector": "A correction is a vector",
+        "top-K of n_values[j], e.g. recall@10": "top-K of n_values[j], e.g. recall@10",
+        "see sampled_metrics.corrections.mapping": "see sampled_metrics.corrections.mapping",
+    }
+    assert {text: typeset(text) for text in cases} == cases
 
 
 # After MathJax has typeset the page (or failed to load), the probe writes what the page shows
@@ -69,8 +117,8 @@ window.addEventListener("load", () => {
 </script>"""
 #: the pages shown: (page, needs typeset maths, needs a figure)
 PAGES = [("", True, False), ("guide/correcting", True, False),
-         ("reproduction/ml-1m-study", True, True), ("api/compare", False, False),
-         ("design", True, False)]
+         ("reproduction/ml-1m-study", True, True), ("api/compare", True, False),
+         ("api/corrections", True, False), ("design", True, False)]
 
 
 def _chromium():

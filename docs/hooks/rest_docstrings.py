@@ -8,18 +8,21 @@ Markdown. Before griffe parses a docstring this rewrites, in memory only:
 - reST simple tables (``====  ====`` borders) into Markdown tables;
 - aligned two-column blocks (a term, two or more spaces, its text, hanging continuation
   lines) into definition lists;
-- other aligned lines (formulas in columns, equation numbers at the right) into a code
-  block, so that their line breaks and alignment survive;
+- the formulas of the prose (``M^(r~)``, ``A^T A``, ``sum_r p(r) M(r)``) into TeX, which
+  MathJax typesets as on the guide's pages (``ascii_math.typeset``);
+- other aligned lines (formulas in columns, equation numbers at the right) and indented
+  formulas into lines of typeset formulas, each line kept, columns set apart;
 - a Returns section written as a sentence (no type line) into a Returns entry without a
   type, whose text is the sentence.
 
-Doctests (``>>>`` and their output) are left as they are.
+Doctests (``>>>`` and their output) and indented code are left as they are.
 """
 from __future__ import annotations
 
 import re
 
 import griffe
+from ascii_math import pieces   # a sibling module: MkDocs puts hooks/ on the path
 
 ROLE = re.compile(r":(?:py:)?(func|meth|class|mod|data|attr|exc|obj|const):`(~?)([^`]+)`")
 LITERAL = re.compile(r"``(.+?)``", re.S)
@@ -31,6 +34,10 @@ SPAN = re.compile(r"(`[^`]*`|<autoref [^>]*>.*?</autoref>)", re.S)
 SUBSCRIPT = re.compile(r"(?<=[^\w\s\\])_")
 GAP = re.compile(r"\S {3,}\S")
 HEADER = re.compile(r"^-{3,}$")
+#: what makes an indented block code, not formulas: Python, comments, CSV rows
+CODE = re.compile(r"\bimport |print\(|\"| # |^\s*#|^[\w.]+(,[\w.]+)+\s*($|#)")
+#: between the columns of an aligned line of formulas
+COLUMN_GAP = " &emsp;&emsp; "
 ITEM_SECTIONS = {"Parameters", "Other Parameters", "Returns", "Yields", "Receives", "Raises",
                  "Warns", "Attributes", "Methods", "See Also"}
 
@@ -57,14 +64,51 @@ def _role(match, obj, plain: bool) -> str:
     return f'<autoref identifier="{ident}" optional><code>{shown}</code></autoref>'
 
 
-def inline(text: str, obj=None, plain: bool = False) -> str:
-    """Roles and literals of some lines: Markdown code (and links), or with ``plain`` the
-    bare text (inside a code block)."""
+def inline(text: str, obj=None, plain: bool = False, maths: bool = True,
+           gaps: bool = False) -> str:
+    """Roles and literals of some lines: Markdown code (and links), with the formulas of
+    the prose as TeX (``maths``; ``gaps``: runs of three spaces as a column gap), or with
+    ``plain`` the bare text (inside a code block)."""
     text = ROLE.sub(lambda m: _role(m, obj, plain), text)
     if plain:
         return LITERAL.sub(r"\1", text)
     parts = SPAN.split(LITERAL.sub(r"`\1`", text))
-    return "".join(p if k % 2 else SUBSCRIPT.sub(r"\\_", p) for k, p in enumerate(parts))
+    return "".join(p if k % 2 else _prose(p, maths, gaps) for k, p in enumerate(parts))
+
+
+def _prose(text: str, maths: bool, gaps: bool) -> str:
+    """Prose outside code: its formulas as ``$TeX$``, the rest with Markdown's emphasis
+    markers escaped."""
+    out = []
+    for formula, piece in (pieces(text) if maths else [(False, text)]):
+        if formula:
+            out.append(f"${piece}$")
+        else:
+            piece = SUBSCRIPT.sub(r"\\_", piece)
+            out.append(re.sub(r" {3,}", COLUMN_GAP, piece) if gaps else piece)
+    return "".join(out)
+
+
+def _formula_lines(block: list[str], obj) -> list[str]:
+    """Lines set in columns or indented (formulas, equation numbers at the right) as lines
+    of typeset formulas: each line kept (a break after it), its indentation beyond the
+    block's and its column gaps as wide spaces."""
+    margin = min(len(line) - len(line.lstrip()) for line in block)
+    out = []
+    for k, line in enumerate(block):
+        indent = (len(line) - len(line.lstrip()) - margin) // 4
+        text = "&emsp;" * indent + inline(line.strip(), obj, gaps=True)
+        out.append(text + ("<br>" if k + 1 < len(block) else ""))
+    return out
+
+
+def _formulas(block: list[str]) -> bool:
+    """Whether an indented block holds formulas (not code): no Python, comment or CSV row,
+    and a formula on most lines."""
+    if any(CODE.search(line) for line in block):
+        return False
+    found = sum(any(f for f, _ in pieces(line.strip())) for line in block)
+    return 2 * found >= len(block)
 
 
 def _cell(text: str, obj) -> str:
@@ -165,13 +209,17 @@ def convert(text: str, obj=None) -> str:
         block = lines[i:j]
         if section in ITEM_SECTIONS:
             converted = _returns(block) if section in ("Returns", "Yields") else None
-            out += inline("\n".join(converted or block), obj).split("\n")
+            # formulas in the descriptions only: a name line (n, m : int) stays as it is
+            out += [inline(line, obj, maths=line[:1] in (" ", ":"))
+                    for line in (converted or block)]
+        elif block[0].startswith("    ") and _formulas(block):  # indented formulas
+            out += _formula_lines(block, obj)
         elif block[0].startswith("    "):                 # an indented (code) block
             out += inline("\n".join(block), obj, plain=True).split("\n")
         elif (converted := _definitions(block, obj)) is not None:
             out += converted
         elif _aligned(block):
-            out += ["```text", *inline("\n".join(block), obj, plain=True).split("\n"), "```"]
+            out += _formula_lines(block, obj)
         else:
             out += inline("\n".join(block), obj).split("\n")
         i = j
