@@ -63,7 +63,7 @@ _HEADER_BYTES = 1 << 16
 
 def long_format(path) -> str | None:
     """'positions' or 'draws' if ``path`` is a file whose header line (after a UTF-8
-    byte-order mark, ``\n`` or ``\r\n`` ends) has the columns ``user`` and ``position``
+    byte-order mark, either line end) has the columns ``user`` and ``position``
     (draws: and ``above`` or ``prob``), else None (one sampled rank per line, a workflow
     rank file, or a CSV read by --column); a one-line ValueError naming the columns such
     a header lacks.
@@ -79,16 +79,7 @@ def long_format(path) -> str | None:
     ...
     ValueError: ...long.csv: a long-format header (user, position, ...) lacks the column n_negatives
     """
-    path = Path(path)
-    try:
-        if not path.is_file():
-            return None
-        with open(path, "rb") as handle:
-            head = handle.readline(_HEADER_BYTES)
-    except OSError:
-        return None          # the reader that runs next names the fault
-    head = split_header(strip_bom(head))[0].decode("utf-8", "replace")
-    header = {c.strip().strip('"') for c in head.split(",")}
+    header = _header(path)
     if not {"user", "position"} <= header:
         return None
     kind, columns = (("draws", DRAW_COLUMNS) if header & {"above", "prob"} else
@@ -98,6 +89,21 @@ def long_format(path) -> str | None:
         raise ValueError(f"{path}: a long-format header (user, position, ...) lacks the "
                          f"column{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
     return kind
+
+
+def _header(path) -> set[str]:
+    """The column names of the first line of ``path`` (after a byte-order mark, without
+    its line end or quotes); empty where it is no readable file (the reader that runs
+    next names the fault)."""
+    try:
+        if not Path(path).is_file():
+            return set()
+        with open(path, "rb") as handle:
+            head = handle.readline(_HEADER_BYTES)
+    except OSError:
+        return set()
+    head = split_header(strip_bom(head))[0].decode("utf-8", "replace")
+    return {c.strip().strip('"') for c in head.split(",")}
 
 
 #: how each column is read (ranges the table checks itself, with the user, are left open)
@@ -131,13 +137,9 @@ def _read(path, columns, what: str) -> dict:
     the row, as its index shows it). An optional ``evaluator`` column is read where the
     input has one."""
     frame = isinstance(path, pd.DataFrame)
-    if not frame and long_format(path) is not None:      # names a lacking column
-        with open(path, "rb") as handle:
-            head = split_header(strip_bom(handle.readline(_HEADER_BYTES)))[0]
-        if EVALUATOR_COLUMN in {c.strip().strip('"') for c in
-                                head.decode("utf-8", "replace").split(",")}:
-            columns = (*columns, EVALUATOR_COLUMN)
-    elif frame and EVALUATOR_COLUMN in path.columns:
+    if not frame:
+        long_format(path)                                 # names a lacking column
+    if EVALUATOR_COLUMN in (path.columns if frame else _header(path)):
         columns = (*columns, EVALUATOR_COLUMN)
     if not frame:
         return read_columns(path, {c: _COLUMNS[c] for c in columns}, what)
