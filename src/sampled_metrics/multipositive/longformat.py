@@ -249,22 +249,23 @@ def read_long(path) -> LongPositions:
         raise ValueError(f"{_line(path, err.row)}: {err}") from None
     except ValueError as err:
         raise ValueError(f"{_name(path)}: {err}") from None
-    _check_sizes(path, table, cols["n_nonrelevant"], labels)
+    _check_sizes(path, table, user, labels)
     evaluator = _one_evaluator(path, cols.get(EVALUATOR_COLUMN))
     if evaluator is None and isinstance(path, pd.DataFrame):
         evaluator = path.attrs.get("evaluator")
     return LongPositions(table, labels, evaluator)
 
 
-def _check_sizes(path, table: PositiveTable, n_nonrelevant, labels) -> None:
+def _check_sizes(path, table: PositiveTable, user, labels) -> None:
     """ValueError naming the line and the user whose list is too large to correct: the law
-    of its sampled rank, (N_u + 1) x (M_u + 1) numbers, must fit in memory."""
+    of its sampled rank, (N_u + 1) x (M_u + 1) numbers, must fit in memory (``user``: each
+    input row's user index)."""
     need = (table.n_nonrelevant + 1.0) * (table.n_negatives + 2.0)
     u = int(np.argmax(need))
     try:
         check_allocation(need[u], "the law of its sampled rank")
     except ValueError as err:
-        row = int(np.flatnonzero(n_nonrelevant == table.n_nonrelevant[u])[0])
+        row = int(np.flatnonzero(user == u)[0])
         raise ValueError(f"{_line(path, row)}: user {labels[u]}: n_nonrelevant "
                          f"{table.n_nonrelevant[u]} and n_negatives {table.n_negatives[u]}: "
                          f"{err}") from None
