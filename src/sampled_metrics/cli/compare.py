@@ -6,7 +6,8 @@ from pathlib import Path
 from ..registry import COMPARE_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    file_name, read_rank_files, read_sampled_ranks, resolve_cli_sampling, resolve_inputs
+    check_rank_text, file_name, read_rank_files, read_sampled_ranks, resolve_cli_sampling, \
+    resolve_inputs
 
 __all__ = ["add_parser", "run"]
 
@@ -79,6 +80,7 @@ def run(args):
     apply_evaluator(args, any(formats.values()), args.a)
     if any(formats.values()):
         return _compare_long(args, paths, formats)
+    check_rank_text(*paths.values())
     files = _read_rank_files(paths, args.n)
     if args.repeats is not None and not files:
         raise ValueError("--repeats needs workflow rank files (.npz) for A and B")
@@ -113,9 +115,11 @@ def _compare_long(args, paths: dict, formats: dict):
     The default methods that need one sampled rank per user are left out, with a note."""
     from ..compare.matching import check_positive_tables
     from ..compare.paired import compare_positives
-    from ..multipositive.longformat import merge_evaluator, read_long
+    from ..multipositive.longformat import check_pools, merge_evaluator, read_long
 
     for k, path in paths.items():
+        if formats[k] is None:
+            check_rank_text(path)                    # a missing or empty file is named
         if formats[k] != "positions":
             raise ValueError(f"{path}: compare takes the long position format (user,position,"
                              f"n_nonrelevant,n_negatives) for both A and B"
@@ -127,7 +131,7 @@ def _compare_long(args, paths: dict, formats: dict):
         raise ValueError(f"{', '.join(given)} do(es) not apply to long-format CSVs (every "
                          f"row carries its user's numbers)")
     long = {k: read_long(paths[k]) for k in ("a", "b")}
-    (table_a, users_a, _), (table_b, users_b, _) = long["a"], long["b"]
+    (table_a, users_a), (table_b, users_b) = ((x.table, x.users) for x in long.values())
     recorded = {k: x.evaluator for k, x in long.items() if x.evaluator is not None}
     if len(set(recorded.values())) > 1:
         raise ValueError(f"{paths['a']} names evaluator {recorded['a']}, but {paths['b']} "
@@ -136,6 +140,8 @@ def _compare_long(args, paths: dict, formats: dict):
     evaluator = merge_evaluator(args.evaluator, recorded.get(key), paths[key], "--evaluator")
     given = "--evaluator" if args.evaluator else f"the evaluator column of {paths[key]}:"
     sampling = resolve_cli_sampling(args.sampling, evaluator, long=True, given=given)
+    for x in long.values():
+        check_pools(x, sampling)
     shown = _shown(paths)
     check_positive_tables(dict(zip(shown, (table_a, table_b))),
                           dict(zip(shown, (users_a, users_b))))

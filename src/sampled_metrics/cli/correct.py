@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..registry import CORRECTIONS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    file_name, read_rank_files, read_sampled_ranks, resolve_cli_sampling, resolve_inputs
+    check_rank_text, file_name, read_rank_files, read_sampled_ranks, resolve_cli_sampling, \
+    resolve_inputs
 
 __all__ = ["add_parser", "run", "DEFAULT"]
 
@@ -69,6 +70,7 @@ def _correct_ranks(args):
 
     if args.thin_to is not None:
         raise ValueError("--thin-to only applies to a long-format CSV of positives")
+    check_rank_text(args.ranks)
     files = read_rank_files([args.ranks])
     n, m, sampling = resolve_inputs(args, files)
     check_bootstrap(args)
@@ -103,14 +105,14 @@ def _correct_long(args):
                    for x in corrections]
     metrics = name_list(args.metric, "metric")
     if long_format(args.ranks) == "draws":
-        sampling = args.sampling or "binomial"
+        _check_draw_options(args)
         if args.method == ",".join(DEFAULT):
             corrections = ["sampled", "weighted_rank_estimate"]
         elif RECOMMENDED in corrections:
-            raise ValueError("the recommended answer needs uniform negatives; popularity-"
-                             "sampled draws allow the corrections sampled and "
+            raise ValueError(f"{args.ranks}: the recommended answer needs uniform negatives; "
+                             "popularity-sampled draws allow the corrections sampled and "
                              "weighted_rank_estimate")
-        return summarise_long("draws", args.ranks, metrics, corrections, sampling,
+        return summarise_long("draws", args.ranks, metrics, corrections, "binomial",
                               args.bootstrap, args.level, args.seed, args.thin_to)
     long = read_long(args.ranks)
     given = "--evaluator" if args.evaluator else f"the evaluator column of {args.ranks}:"
@@ -120,6 +122,19 @@ def _correct_long(args):
     return correct_positions(long, metrics, corrections, sampling=sampling,
                              bootstrap=args.bootstrap, level=args.level, seed=args.seed,
                              max_m=args.thin_to)
+
+
+def _check_draw_options(args) -> None:
+    """Popularity-sampled draws carry their law in each row's prob: --sampling does not
+    apply, and --evaluator must name a popularity sampler."""
+    from ..evaluators.catalogue import get_evaluator
+
+    if args.sampling is not None:
+        raise ValueError(f"--sampling does not apply to popularity-sampled draws ({args.ranks}:"
+                         f" each row's prob gives the law)")
+    if args.evaluator is not None and get_evaluator(args.evaluator).draws != "popularity":
+        raise ValueError(f"--evaluator {args.evaluator} draws its negatives uniformly, but "
+                         f"{args.ranks} holds popularity-sampled draws (above, prob)")
 
 
 def _check_gamma(args, corrections) -> None:

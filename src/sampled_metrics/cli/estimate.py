@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..registry import DEFAULT_METHODS, ESTIMATORS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    check_processes, file_name, read_rank_files, read_sampled_ranks, resolve_inputs
+    check_processes, check_rank_text, file_name, read_rank_files, read_sampled_ranks, \
+    resolve_inputs
 
 __all__ = ["add_parser", "run"]
 
@@ -48,7 +49,13 @@ def run(args):
     """The table of ``estimate``: one row per metric and estimator
     (:func:`sampled_metrics.estimators.table.estimate`)."""
     from ..estimators.table import check_estimate_size, estimate
+    from ..multipositive.longformat import long_format
 
+    check_rank_text(args.ranks)
+    if args.column is None and long_format(args.ranks) is not None:
+        raise ValueError(f"{args.ranks}: a long-format CSV (several positives per user); "
+                         f"estimate reads one sampled rank per user: correct and compare "
+                         f"read this format")
     apply_evaluator(args, long=False)
     files = read_rank_files([args.ranks])
     n, m, sampling = resolve_inputs(args, files)

@@ -18,7 +18,7 @@ __all__ = ["add_metric_option", "add_method_option", "add_sample_options",
            "add_bootstrap_options", "add_evaluator_option", "add_format_option",
            "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
            "check_processes", "read_prior", "apply_evaluator", "resolve_cli_sampling",
-           "DEFAULT_BOOTSTRAP", "file_name"]
+           "DEFAULT_BOOTSTRAP", "file_name", "check_rank_text"]
 
 #: bootstrap draws over users, where each draw is a mean (correct, compare)
 DEFAULT_BOOTSTRAP = 1000
@@ -112,6 +112,19 @@ def read_sampled_ranks(path, m: int | None, column: str | None = None,
     if m is None:
         raise ValueError("--m is required unless the ranks are a workflow rank file (.npz)")
     return read_integers(path, 1, m + 1, "sampled rank", column, hi_name="m+1")
+
+
+def check_rank_text(*paths) -> None:
+    """Each input that is not a workflow rank file (.npz) a readable text file with
+    something in it: a missing, empty or binary file is named before the options its
+    ranks would need (--n, --m) are asked for."""
+    from ..textfile import check_readable
+    from ..textfile.files import check_text
+
+    for path in paths:
+        if Path(path).suffix != ".npz":
+            check_text(check_readable(path, str(path), "text file of sampled ranks"),
+                       str(path), "sampled rank")
 
 
 def file_m(rank_file, path, m: int | None) -> int:

@@ -15,7 +15,8 @@ from ..checks import check_bootstrap_draws, check_distinct, check_integer, check
 from ..corrections.vectors import correction_label, correction_vectors
 from ..evaluators.catalogue import resolve_sampling
 from ..metrics import parse_metrics
-from ..multipositive.longformat import merge_evaluator, read_long, summarise_long
+from ..multipositive.longformat import check_pools, merge_evaluator, read_long, \
+    summarise_long
 from ..registry import DEFAULT_METHODS, name_list
 from ..resampling import COVERS_FULL, COVERS_NOISE, bootstrap_histograms, percentile_interval
 from ..sampling import check_nm
@@ -137,11 +138,14 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     check_bootstrap_draws("bootstrap", bootstrap, level)
     metrics = parse_metrics(metrics, distinct=True)
     names = correction_names(corrections)
+    check_distinct("correction", [x if x == RECOMMENDED else correction_label(x)
+                                  for x in names], names)
     if max_m is not None:
         check_integer("max_m", max_m, 1)
     long = read_long(path)
-    sampling = resolve_sampling(sampling, merge_evaluator(evaluator, long.evaluator, path),
+    sampling = resolve_sampling(sampling, merge_evaluator(evaluator, long.evaluator, long),
                                 long=True)
+    check_pools(long, sampling, RECOMMENDED in names)
     others = [x for x in names if x != RECOMMENDED]
     rows, best = [], None
     table = long.table

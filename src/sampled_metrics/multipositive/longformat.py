@@ -32,6 +32,7 @@ negatives). Corrections: ``sampled`` (uncorrected) and ``weighted_rank_estimate`
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -43,14 +44,14 @@ from ..corrections.vectors import correction_label
 from ..evaluators.catalogue import get_evaluator
 from ..metrics import parse_metrics
 from ..resampling import bootstrap_means, percentile_interval
-from ..textfile import Column, read_columns
+from ..textfile import EXACT, Column, read_columns
 from ..textfile.text import show, split_header, strip_bom
 from .positives import DEFAULT_MAX_M, PositiveTable, RowError, correct_positives
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "EVALUATOR_COLUMN", "LongPositions",
            "long_format", "read_long", "read_positions", "read_draws", "summarise_long",
-           "merge_evaluator"]
+           "merge_evaluator", "check_pools"]
 
 POSITION_COLUMNS = ("user", "position", "n_nonrelevant", "n_negatives")
 DRAW_COLUMNS = ("user", "position", "n_nonrelevant", "above", "prob")
@@ -81,6 +82,7 @@ def long_format(path) -> str | None:
     """
     header = _header(path)
     if not {"user", "position"} <= header:
+        _check_look_alike(path)
         return None
     kind, columns = (("draws", DRAW_COLUMNS) if header & {"above", "prob"} else
                      ("positions", POSITION_COLUMNS))
@@ -91,19 +93,34 @@ def long_format(path) -> str | None:
     return kind
 
 
-def _header(path) -> set[str]:
-    """The column names of the first line of ``path`` (after a byte-order mark, without
-    its line end or quotes); empty where it is no readable file (the reader that runs
-    next names the fault)."""
+def _first_line(path) -> str:
+    """The first line of ``path`` (after a byte-order mark, without its line end); empty
+    where it is no readable file (the reader that runs next names the fault)."""
     try:
         if not Path(path).is_file():
-            return set()
+            return ""
         with open(path, "rb") as handle:
             head = handle.readline(_HEADER_BYTES)
     except OSError:
-        return set()
-    head = split_header(strip_bom(head))[0].decode("utf-8", "replace")
-    return {c.strip().strip('"') for c in head.split(",")}
+        return ""
+    return split_header(strip_bom(head))[0].decode("utf-8", "replace")
+
+
+def _header(path) -> set[str]:
+    """The column names of the first line of ``path`` (without quotes); empty where it is
+    no readable file."""
+    return {c.strip().strip('"') for c in _first_line(path).split(",")}
+
+
+def _check_look_alike(path) -> None:
+    """ValueError naming a first line that holds the long format's column names written
+    otherwise (another separator, upper case), which would else be read as ranks."""
+    head = _first_line(path)
+    names = {c.strip().strip('"').lower() for c in re.split(r"[,;\t|]", head)}
+    if {"user", "position"} <= names:
+        raise ValueError(f"{path}:1: the header {show(head, 60)} names the long format's "
+                         f"columns, which are written in lower case and separated by commas "
+                         f"({','.join(POSITION_COLUMNS)})")
 
 
 #: how each column is read (ranges the table checks itself, with the user, are left open)
@@ -116,18 +133,21 @@ _COLUMNS = {"user": Column("user id", label=True), "position": Column("position"
 
 class LongPositions(NamedTuple):
     """A file (or frame) of the position format, read: its :class:`PositiveTable`, the
-    user ids of users 0..U-1 as written, and the evaluator it names (None if it names
-    none)."""
+    user ids of users 0..U-1 as written, the evaluator it names (None if it names none)
+    and what it was read from (the path or the frame; messages name its lines)."""
 
     table: PositiveTable
     users: np.ndarray
     evaluator: str | None
+    source: object = None
 
 
 def _name(path) -> str:
     """How messages name the input: the file, or 'the positions frame' for a DataFrame
     (or what was read from one)."""
-    return ("the positions frame" if isinstance(path, (pd.DataFrame, LongPositions)) else
+    if isinstance(path, LongPositions):
+        path = path.source
+    return ("the positions frame" if path is None or isinstance(path, pd.DataFrame) else
             str(path))
 
 
@@ -165,18 +185,24 @@ def _frame_column(frame: pd.DataFrame, column: str) -> np.ndarray:
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         user = frame["user"].iloc[j] if "user" in frame.columns else None
+        large = not spec.label and np.isfinite(out[j]) and abs(out[j]) > EXACT
         raise ValueError(f"{_name(frame)} row {frame.index[j]!r}"
                          + (f" (user {user})" if column != "user" else "")
-                         + f": {show(str(values.iloc[j]), 40)} in column {column!r} is not "
-                         + ("a label" if spec.label else
-                            f"{'an integer' if spec.integer else 'a number'} {spec.what} "
-                            f"{spec.span()}"))
+                         + f": {show(str(values.iloc[j]), 40)} in column {column!r} "
+                         + ("is too large to read exactly (beyond 2**53 - 1)" if large else
+                            "is not a label" if spec.label else
+                            f"is not {'an integer' if spec.integer else 'a number'} "
+                            f"{spec.what} {spec.span()}"))
     return out if spec.label else out.astype(np.int64) if spec.integer else out
 
 
 def _line(path, row: int) -> str:
     """How a message names input row ``row`` (0-based): ``file:line`` of a CSV (blank lines
     skipped, as the reader skips them), ``frame row <index>`` of a DataFrame."""
+    if isinstance(path, LongPositions):
+        path = path.source
+    if path is None:
+        return _name(path)
     if isinstance(path, pd.DataFrame):
         return f"{_name(path)} row {path.index[row]!r}"
     with open(path, "rb") as handle:
@@ -194,13 +220,19 @@ def _one_evaluator(path, names) -> str | None:
     it), None for no column; ValueError for an unknown name or two names."""
     if names is None:
         return None
-    distinct = pd.unique(names)
-    resolved = {get_evaluator(x).name for x in distinct}
-    if len(resolved) > 1:
-        j = int(np.flatnonzero(names != names[0])[0])
+    codes, distinct = pd.factorize(names)              # names in the order they appear
+    resolved = []
+    for k, name in enumerate(distinct):
+        try:
+            resolved.append(get_evaluator(name).name)
+        except ValueError as err:
+            raise ValueError(f"{_line(path, int(np.argmax(codes == k)))}: {err}") from None
+    per_row = np.asarray(resolved, dtype=object)[codes]
+    if (per_row != per_row[0]).any():
+        j = int(np.argmax(per_row != per_row[0]))
         raise ValueError(f"{_line(path, j)}: evaluator {names[j]!r}, but {_line(path, 0)} "
                          f"names {names[0]!r}: one file holds one evaluator's rows")
-    return resolved.pop()
+    return per_row[0]
 
 
 def merge_evaluator(given, recorded, where, option: str = "evaluator") -> str | None:
@@ -253,7 +285,7 @@ def read_long(path) -> LongPositions:
     evaluator = _one_evaluator(path, cols.get(EVALUATOR_COLUMN))
     if evaluator is None and isinstance(path, pd.DataFrame):
         evaluator = path.attrs.get("evaluator")
-    return LongPositions(table, labels, evaluator)
+    return LongPositions(table, labels, evaluator, path)
 
 
 def _check_sizes(path, table: PositiveTable, user, labels) -> None:
@@ -269,6 +301,25 @@ def _check_sizes(path, table: PositiveTable, user, labels) -> None:
         raise ValueError(f"{_line(path, row)}: user {labels[u]}: n_nonrelevant "
                          f"{table.n_nonrelevant[u]} and n_negatives {table.n_negatives[u]}: "
                          f"{err}") from None
+
+
+def check_pools(long: LongPositions, sampling: str, recommended: bool = False) -> None:
+    """ValueError naming the line and the user whose list the law ``sampling`` cannot have
+    drawn: more distinct negatives than its pool (hypergeometric, M_u > N_u) or, for the
+    recommended answer, whose law of n_u = N_u + 1 candidates needs n_u > M_u, a list of
+    M_u >= n_u negatives (binomial)."""
+    table = long.table
+    N, M = table.n_nonrelevant, table.n_negatives
+    bad = M > N                                    # both rules come to M_u <= N_u
+    if not (sampling == "hypergeometric" or recommended) or not bad.any():
+        return
+    u = int(np.argmax(bad))
+    row = int(table.order[table.user == u].min())
+    need = ("the hypergeometric law draws them distinct from its pool" if
+            sampling == "hypergeometric" else
+            "the recommended answer needs n_u = n_nonrelevant + 1 > n_negatives")
+    raise ValueError(f"{_line(long, row)}: user {long.users[u]}: n_negatives {M[u]} above "
+                     f"n_nonrelevant {N[u]}: {need}")
 
 
 def read_positions(path, *, with_users: bool = False):
@@ -297,6 +348,11 @@ def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
         raise ValueError(f"{_name(path)}: {err}") from None
     if np.any(N != N[first][rows]):
         raise ValueError(f"{_name(path)}: n_nonrelevant differs between rows of one positive")
+    evaluator = _one_evaluator(path, cols.get(EVALUATOR_COLUMN))
+    if evaluator is not None and get_evaluator(evaluator).draws != "popularity":
+        raise ValueError(f"{_line(path, 0)}: evaluator {evaluator} draws its negatives "
+                         f"uniformly; the draw format (above, prob) holds popularity-sampled "
+                         f"draws")
     return table, estimate[table.order]
 
 

@@ -253,6 +253,9 @@ def _check(token: str, spec: Column, where: str, place: str, expected: str) -> N
     if not spec.bad(number):
         return
     if not bad_values(number, integer=spec.integer):
+        if number > spec.hi == EXACT or number < spec.lo == -EXACT:
+            raise ValueError(f"{where}: {spec.what} {show(token, _TOKEN)[1:-1]} is too "
+                             f"large to read exactly (beyond 2**53 - 1)")
         raise ValueError(f"{where}: {spec.what} {show(token, _TOKEN)[1:-1]} outside "
                          f"{spec.span()}")
     kind = "an integer" if spec.integer else "a finite number"
