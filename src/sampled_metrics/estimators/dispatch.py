@@ -19,7 +19,7 @@ from .likelihood import mle, mle_rows, wmle, wmle_reading, wmle_weights
 
 __all__ = ["ESTIMATORS", "BATCH_HISTOGRAMS", "mle_distribution", "wmle_distribution",
            "mes_distribution", "parse_estimator", "estimate_rank_distribution",
-           "estimate_from_histogram", "estimate_many", "estimate_batches",
+           "estimate_from_histogram", "estimate_many", "estimate_batches", "estimate_each",
            "metric_from_distribution"]
 
 
@@ -73,16 +73,41 @@ def estimate_batches(hists, n: int, m: int, estimator: str, sampling: str = "bin
     **options
         The estimator's options.
     """
+    return estimate_each(hists, n, m, {estimator: options}, sampling, processes=processes)[0]
+
+
+def estimate_each(hists, n: int, m: int, estimators: dict, sampling: str = "binomial", *,
+                  processes: int = 1, first=None) -> list[np.ndarray]:
+    """:func:`estimate_batches` of several estimators, all their batches in one pool:
+    [(J, n) per estimator], in the order of ``estimators`` ({name: options}).
+
+    ``first``: a histogram every estimator also estimates (the point estimate beside a
+    bootstrap's), returned first as one more row, [(1 + J, n)]: it runs in the pool beside
+    the batches, as one histogram, which gives the same bits as
+    :func:`estimate_from_histogram`. The batches of one estimator follow one another in the
+    pool's items and the workers take the items in turn, so each worker gets its share of
+    the costly estimators.
+    """
     hists = list(hists)
-    if not hists:
-        return np.zeros((0, int(n)))
     batches = [hists[lo:lo + BATCH_HISTOGRAMS] for lo in range(0, len(hists), BATCH_HISTOGRAMS)]
-    return np.concatenate(map_items(_estimate_batch, batches, n, m, estimator, sampling, options,
-                                    processes=processes))
+    heads = [[first]] if first is not None else []
+    items = [(name, batch) for name in estimators for batch in batches]
+    items += [(name, batch) for name in estimators for batch in heads]
+    done = iter(map_items(_estimate_batch, items, n, m, sampling, estimators,
+                          processes=processes))
+    parts = {name: [] for name in estimators}
+    for name, _ in items:
+        parts[name].append(next(done))
+    out = []
+    for name in estimators:                     # the batches, then the head: head first
+        found = parts[name][len(batches):] + parts[name][:len(batches)]
+        out.append(np.concatenate(found) if found else np.zeros((0, int(n))))
+    return out
 
 
-def _estimate_batch(hists, n, m, estimator, sampling, options) -> np.ndarray:
-    return estimate_many(hists, n, m, estimator, sampling, **options)
+def _estimate_batch(item, n, m, sampling, estimators) -> np.ndarray:
+    name, hists = item
+    return estimate_many(hists, n, m, name, sampling, **estimators[name])
 
 
 def estimate_rank_distribution(sampled_ranks, n: int, m: int, estimator: str,

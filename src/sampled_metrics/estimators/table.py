@@ -15,9 +15,8 @@ from ..logs import progress
 from ..metrics import parse_metrics
 from ..registry import DEFAULT_METHODS, name_list
 from ..resampling import COVERS_NOISE, bootstrap_histograms, percentile_interval
-from ..evaluators.catalogue import resolve_sampling
 from ..sampling import check_nm
-from .dispatch import estimate_batches, estimate_from_histogram, parse_estimator
+from .dispatch import estimate_each, parse_estimator
 from .histogram import check_law_matrix_size, sampled_rank_histogram
 
 __all__ = ["DEFAULT_ESTIMATORS", "ESTIMATE_NOTE", "WMLE_NOTE", "estimate", "check_estimate_size"]
@@ -96,7 +95,10 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
     >>> t[["metric", "estimator"]].values.tolist()
     [['recall@10', 'mle']]
     """
-    sampling = resolve_sampling(sampling, evaluator, long=False)
+    if evaluator is not None:   # the evaluators' package loads scipy.stats (0.5 s): if asked
+        from ..evaluators.catalogue import resolve_sampling
+        sampling = resolve_sampling(sampling, evaluator, long=False)
+    sampling = sampling or "binomial"
     n, m = check_nm(n, m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
@@ -112,23 +114,20 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
     ranks = check_sampled_ranks("sampled ranks", sampled_ranks, m)
     weights = np.stack([metric.weights(n) for metric in metrics])
     hist = sampled_rank_histogram(ranks, m)
-    boot = bootstrap_histograms(ranks, m, bootstrap, seed) if bootstrap else None
+    boot = bootstrap_histograms(ranks, m, bootstrap, seed) if bootstrap else []
+    with progress("sampled-metrics estimate", total=1) as bar:
+        # every estimator's estimate and bootstrap batches in one pool of processes
+        bar.advance(0, f"{', '.join(estimators)}: estimates and {bootstrap} bootstrap draws")
+        found = estimate_each(boot, n, m, {e: options.get(e, {}) for e in estimators},
+                              sampling, processes=processes, first=hist)
+        bar.advance()
     rows = []
-    with progress("sampled-metrics estimate", total=len(estimators)) as bar:
-        for estimator in estimators:
-            bar.advance(0, f"{estimator}: estimate and {bootstrap} bootstrap draws")
-            opts = options.get(estimator, {})
-            value = weights @ estimate_from_histogram(hist, n, m, estimator, sampling, **opts)
-            if boot is None:
-                intervals = [(np.nan, np.nan)] * len(metrics)
-            else:
-                draws = estimate_batches(boot, n, m, estimator, sampling,
-                                         processes=processes, **opts) @ weights.T
-                intervals = [percentile_interval(draws[:, k], level)
-                             for k in range(len(metrics))]
-            rows += [(metric.name, estimator, value[k], *intervals[k])
-                     for k, metric in enumerate(metrics)]
-            bar.advance()
+    for estimator, estimates in zip(estimators, found):      # the estimate, then the draws
+        value, draws = weights @ estimates[0], estimates[1:] @ weights.T
+        intervals = ([percentile_interval(draws[:, k], level) for k in range(len(metrics))]
+                     if bootstrap else [(np.nan, np.nan)] * len(metrics))
+        rows += [(metric.name, estimator, value[k], *intervals[k])
+                 for k, metric in enumerate(metrics)]
     table = pd.DataFrame(rows, columns=["metric", "estimator", "value", "ci_low", "ci_high"])
     table["covers"] = COVERS_NOISE
     table.attrs["notes"] = ([WMLE_NOTE] if "wmle" in estimators else []) + [ESTIMATE_NOTE]

@@ -1,0 +1,101 @@
+"""Benchmark: the README's ``sampled-metrics estimate`` example on ML-1M's 6,040 users.
+
+    python workflow/benchmarks/bench_estimate.py [--repeats 5] [--baseline-ref <git ref>]
+
+The command is the README's, ``sampled-metrics estimate --ranks ranks.txt --n 3706 --m 100``:
+the default path (estimators mle, mes, bv_0.1; metrics recall@10, ndcg@10, ap; 100 bootstrap
+draws over users on the CPUs available). ``ranks.txt`` holds 6,040 users' sampled ranks
+(ML-1M's users and items): true ranks r = ceil(n u), u ~ Beta(0.5, 3) (Recall@10 ~ 8 %, as
+the ML-1M study's recommenders), sampled ranks drawn with replacement at m = 100, seeded,
+written to a temporary folder.
+
+Each run is a fresh process (``bench_cli.run_once``: wall time, and CPU time of the process
+and its workers). With ``--baseline-ref REF`` the ``src`` of a git ref (``git archive``,
+unpacked in the temporary folder; the repository is not touched) is timed too, the two
+alternating run by run, so that both see the same load; printed: the CPU and BLAS kernel,
+the load average before and after, per version the best and median wall time and the median
+CPU time, their ratios, and whether the printed tables are the same, else the largest change
+of a value or an interval end against the bootstrap spread of that estimate (its 95 %
+interval's width / 3.92, the standard error it implies). Target: <= 3 s on an idle 2-core
+machine.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from bench_cli import run_once
+from machine import machine, unpack_ref
+
+N_ITEMS, M, USERS, SEED = 3706, 100, 6040, 0
+TARGET_SECONDS = 3.0
+COMMAND = ["estimate", "--ranks", "{ranks}", "--n", str(N_ITEMS), "--m", str(M)]
+
+
+def write_ranks(path: Path) -> None:
+    """The 6,040 users' sampled ranks (see the module docstring)."""
+    rng = np.random.default_rng(SEED)
+    r = np.clip(np.ceil(N_ITEMS * rng.beta(0.5, 3.0, size=USERS)), 1, N_ITEMS)
+    np.savetxt(path, 1 + rng.binomial(M, (r - 1) / (N_ITEMS - 1)), fmt="%d")
+
+
+def change(new: str, base: str) -> str:
+    """How far the CSV tables ``new`` and ``base`` differ, against the bootstrap spread."""
+    a, b = pd.read_csv(io.StringIO(new)), pd.read_csv(io.StringIO(base))
+    spread = (b["ci_high"] - b["ci_low"]) / 3.92
+    worst = max(((a[c] - b[c]).abs() / spread).max() for c in ("value", "ci_low", "ci_high"))
+    return (f"tables differ: largest change {worst:.2g} of the bootstrap spread (value and "
+            f"interval ends; spread = 95 % width / 3.92)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=5, help="runs per version (default 5)")
+    ap.add_argument("--baseline-ref", help="also time the src of this git ref, alternately")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        ranks = folder / "ranks.txt"
+        write_ranks(ranks)
+        argv = [a.format(ranks=ranks) for a in COMMAND]
+        versions = {"new": None}
+        if args.baseline_ref:
+            versions[args.baseline_ref] = unpack_ref(args.baseline_ref, folder)
+        print(machine())
+        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+              f"({os.cpu_count()} CPUs); {args.repeats} runs per version, alternating")
+        runs = {label: [] for label in versions}
+        for _ in range(args.repeats):
+            for label, src in versions.items():
+                runs[label].append(run_once(argv, src, folder / f"{label}.txt"))
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"{'version':12s} {'best s':>7s} {'median s':>8s} {'cpu s':>6s}  target")
+        summary = {}
+        for label, results in runs.items():
+            best = min(r["seconds"] for r in results)
+            median = statistics.median(r["seconds"] for r in results)
+            cpu = statistics.median(r["cpu"] for r in results)
+            summary[label] = (best, median, cpu)
+            print(f"{label[:12]:12s} {best:7.2f} {median:8.2f} {cpu:6.2f}  "
+                  f"{'PASS' if best <= TARGET_SECONDS else 'FAIL'} (<= {TARGET_SECONDS} s)")
+        if args.baseline_ref:
+            (nb, nm, nc), (bb, bm, bc) = summary["new"], summary[args.baseline_ref]
+            print(f"new / {args.baseline_ref}: best {nb / bb:.2f}, median {nm / bm:.2f}, "
+                  f"cpu {nc / bc:.2f}")
+            tables = {}
+            for label, src in versions.items():       # the full-precision tables
+                out = folder / f"{label}.csv"
+                run_once([*argv, "--format", "csv"], src, out)
+                tables[label] = out.read_text()
+            new, base = tables["new"], tables[args.baseline_ref]
+            print("tables identical" if new == base else change(new, base))
+
+
+if __name__ == "__main__":
+    main()
