@@ -73,7 +73,7 @@ class BandedMatrix:
     >>> round(B.share, 2) < 0.5
     True
     >>> P = np.full((1, 2000), 1 / 2000)
-    >>> bool(np.allclose(B.left(P), P @ A, rtol=1e-13, atol=0))
+    >>> bool(np.allclose(B.left(P), P @ A, rtol=5e-13, atol=0))  # 2 gamma(2000), two orders
     True
     """
 
