@@ -58,15 +58,18 @@ def check_ranks(name: str, r, lo=1, hi=None, *, integral: bool = True,
     if np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} must be finite, got NaN or infinity")
-        if integral:
-            if not np.all(arr == np.floor(arr)):
-                bad = arr[arr != np.floor(arr)].flat[0]
-                raise ValueError(f"{name} must be integers, got {bad:g}")
-            arr = arr.astype(np.int64)
+        if integral and not np.all(arr == np.floor(arr)):
+            bad = arr[arr != np.floor(arr)].flat[0]
+            raise ValueError(f"{name} must be integers, got {bad:g}")
+    top = np.max(hi) if hi is not None else None
+    span = (f"lie in {lo}..{hi_name + '=' if hi_name else ''}{top}" if top is not None
+            else f"be >= {lo}")
+    if integral and (arr.max() >= 2.0 ** 63 or arr.min() < -2.0 ** 63):  # beyond int64
+        raise ValueError(f"{name} must {span} and fit a 64-bit integer, got "
+                         f"{arr.min():g}..{arr.max():g}")
+    if integral:
+        arr = arr.astype(np.int64)
     if arr.min() < lo or (hi is not None and np.any(arr > hi)):
-        top = np.max(hi) if hi is not None else None
-        span = (f"lie in {lo}..{hi_name + '=' if hi_name else ''}{top}" if top is not None
-                else f"be >= {lo}")
         raise ValueError(f"{name} must {span}, got {arr.min()}..{arr.max()}")
     return arr
 

@@ -101,6 +101,18 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
     if users is not None and np.shape(users) != (rows,):
         raise ValueError(f"users must give one label per row ({rows} rows), got "
                          f"{np.size(users)}")
+    if users is not None:
+        users = np.asarray(users)
+        blank = pd.isna(users) | (pd.Series(users, dtype=object).astype(str).str.strip()
+                                  == "").to_numpy()
+        if blank.any():
+            raise ValueError(f"users: row {int(np.argmax(blank))} has no label "
+                             f"({str(users[np.argmax(blank)])!r})")
+
+    def first(mask) -> str:
+        """The first row of ``mask`` (rows x anything) as messages name it."""
+        j = int(np.flatnonzero(np.asarray(mask).reshape(rows, -1).any(axis=1))[0])
+        return f"the first: row {j}" + ("" if users is None else f", user {users[j]}")
     negatives = np.delete(np.arange(width), positive)
     pos = scores[:, positive]
     neg = scores[:, negatives]
@@ -116,10 +128,15 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
         if items.shape != scores.shape:
             raise ValueError(f"items must have the shape of scores {scores.shape}, got "
                              f"{items.shape}")
+        missing = pd.isna(items)
+        if missing.any():
+            raise ValueError(f"items must be item ids, found {str(items[missing][0])!r} "
+                             f"({first(missing)})")
         own = items[:, negatives] == items[:, [positive]]
         if own.any() and e.self_draw == "never":
             raise ValueError(f"{int(own.any(axis=1).sum())} rows hold their positive among "
-                             f"the negatives, which evaluator {e.name!r} never draws")
+                             f"the negatives, which evaluator {e.name!r} never draws "
+                             f"({first(own)})")
         valid &= ~own
         if e.duplicates == "collapsed":
             valid &= first_occurrences(items[:, negatives])
@@ -127,7 +144,8 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
             dup = ~first_occurrences(items[:, negatives]) & valid
             if dup.any():
                 raise ValueError(f"{int(dup.any(axis=1).sum())} rows repeat a negative, "
-                                 f"which evaluator {e.name!r} draws without replacement")
+                                 f"which evaluator {e.name!r} draws without replacement "
+                                 f"({first(dup)})")
     above = ((neg > pos[:, None]) & valid).sum(axis=1)
     tied = ((neg == pos[:, None]) & valid).sum(axis=1)
     if e.ties == "pessimistic":
@@ -138,11 +156,14 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
     m_row = valid.sum(axis=1)
     if (m_row > N).any() and e.sampling == "hypergeometric":
         raise ValueError(f"{int((m_row > N).sum())} rows have more distinct negatives than "
-                         f"n_nonrelevant")
+                         f"n_nonrelevant ({first(m_row > N)})")
     table = pd.DataFrame({"user": np.arange(rows) if users is None else np.asarray(users),
                           "position": 1 + above, "n_nonrelevant": N, "n_negatives": m_row,
                           "evaluator": e.name})
-    if table["user"].duplicated().any():
-        raise ValueError("users must label each row once (rows are the evaluator's unit)")
+    again = table["user"].duplicated().to_numpy()
+    if again.any():
+        j = int(np.argmax(again))
+        raise ValueError(f"users must label each row once (rows are the evaluator's unit): "
+                         f"row {j} repeats user {table['user'].iloc[j]}")
     table.attrs.update(evaluator=e.name, sampling=e.sampling)
     return table
