@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluators import from_scores
+from ..textfile import check_readable, split_header, strip_bom
 
 __all__ = ["read_candidates", "read_scores", "long_format"]
 
@@ -50,8 +51,14 @@ _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
 
 def _read(path: Path, columns) -> pd.DataFrame:
     """A tab-separated file as text (row i is line i + 2); one-line ValueErrors naming the
-    file (and line) for an empty or unreadable file, a line of another width and a missing
-    column."""
+    file (and line) for a missing, empty, binary or unreadable file, a line of another
+    width, a missing or repeated column and an empty user_id."""
+    check_readable(path, str(path), "tab-separated file")
+    with open(path, "rb") as handle:
+        head = handle.read(1 << 16)
+    if bytes(1) in head:
+        raise ValueError(f"{path}: binary data (byte {head.index(bytes(1))} is NUL), expected "
+                         f"a tab-separated text file")
     try:
         frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False,
                             skip_blank_lines=False)
@@ -73,6 +80,26 @@ def _read(path: Path, columns) -> pd.DataFrame:
     if missing:
         raise ValueError(f"{path} line 1: no column {', '.join(missing)} (the header has "
                          f"{', '.join(map(str, frame.columns))})")
+    names = [c.strip() for c in split_header(strip_bom(head))[0].decode("utf-8", "replace")
+             .split("\t")]
+    twice = [c for c in columns if names.count(c) > 1]
+    if twice:
+        raise ValueError(f"{path} line 1: column {twice[0]} appears {names.count(twice[0])} "
+                         f"times in the header")
+    lead = np.flatnonzero(frame.iloc[:, 0].str.strip().to_numpy() == "")
+    blank = lead[(frame.iloc[lead].apply(lambda c: c.str.strip()) == "").all(axis=1)
+                 .to_numpy()] if lead.size else lead
+    end = len(frame)
+    while blank.size and blank[-1] == end - 1:               # trailing blank lines
+        blank, end = blank[:-1], end - 1
+    frame = frame.iloc[:end]
+    if blank.size:
+        raise ValueError(f"{path} line {blank[0] + 2}: a blank line")
+    if "user_id" in columns:
+        blank = frame["user_id"].str.strip() == ""
+        if blank.any():
+            raise ValueError(f"{path} line {int(np.argmax(blank.to_numpy())) + 2}, column "
+                             f"user_id: empty")
     return frame
 
 
@@ -134,7 +161,7 @@ def read_candidates(folder, n_items: int | None = None) -> tuple[pd.DataFrame, n
     frames = {}
     for name in _SPLITS:
         path = folder / name
-        if not path.is_file():
+        if not path.exists():
             if name == "dev.csv":
                 continue
             raise ValueError(f"{folder}: no {name}")
