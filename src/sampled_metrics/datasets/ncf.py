@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..atomic import atomic_output
-from ..textfile import parse_table, show
+from ..textfile import parse_table, show, strip_bom
 from .errors import DataError
 from .members import describe, member_names, read_member
 from .split import Split
@@ -33,6 +33,9 @@ def _ncf_files(path, prefix: str) -> dict[str, tuple[bytes, str] | None]:
         existing = sorted(p.name for p in path.iterdir())
         for suffix in _NCF_SUFFIXES:
             file = path / (prefix + suffix)
+            if file.exists() and not file.is_file():
+                raise DataError(f"{file}: not a regular file (a directory?), expected NCF's "
+                                f"{suffix[1:]} file")
             out[suffix] = (file.read_bytes(), str(file)) if file.is_file() else None
     else:
         existing = member_names(path)
@@ -68,7 +71,7 @@ def _ncf_ratings(raw: bytes, name: str) -> tuple[np.ndarray, np.ndarray, int]:
 
 def _ncf_negatives(raw: bytes, name: str) -> tuple[np.ndarray, np.ndarray]:
     """((n, 2) (user, item) pairs, (n, K) negatives) of a .test.negative file."""
-    body = re.sub(rb"[ \t]+(\r?)$", rb"\1", raw, flags=re.M)  # tolerate trailing tabs
+    body = re.sub(rb"[ \t]+(\r?)$", rb"\1", strip_bom(raw), flags=re.M)  # trailing tabs
     if not body.strip():
         raise DataError(f"{name}: no data lines")
     lines = body.count(b"\n") + (not body.endswith(b"\n"))
@@ -90,7 +93,12 @@ def _ncf_negatives(raw: bytes, name: str) -> tuple[np.ndarray, np.ndarray]:
             message = re.sub(r", got .*$", lambda _: shown, str(exc), flags=re.S)
             raise DataError(message) from None
         pairs = np.column_stack(cols[:2])
-        return pairs, np.column_stack(cols[2:]) if k > 2 else np.empty((len(pairs), 0))
+        negatives = np.column_stack(cols[2:]) if k > 2 else np.empty((len(pairs), 0))
+        if negatives.size and negatives.min() < 0:
+            row = negatives[int(np.argmax((negatives < 0).any(axis=1)))]
+            raise DataError(f"{name}: line {int(np.argmax((negatives < 0).any(axis=1))) + 1}: "
+                            f"negative item id {int(row[row < 0][0])}; NCF ids are 0-based")
+        return pairs, negatives
     for number, line in enumerate(body.split(b"\n"), start=1):
         if number > lines:
             break
