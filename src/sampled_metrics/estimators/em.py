@@ -147,10 +147,12 @@ def squarem_rows(A, H, PI, max_iter: int, tol: float, step_factor: float,
     PI = np.array(PI, dtype=np.float64)
     J = PI.shape[0]
     A = banded(A)
-    Q = A.left(PI)
+    # the active rows' state, kept compact (rows that stop are copied out and dropped), so
+    # that an iteration gathers and scatters nothing while every row goes on
+    h, pi, q = np.asarray(H, dtype=np.float64), PI.copy(), A.left(PI)
     with np.errstate(divide="ignore"):
-        U = np.log(PI)
-    last = _loglik(H, Q)
+        u = np.log(pi)
+    last = _loglik(h, q)
     traces = [[float(x)] for x in last] if trace else None
     step_max = np.ones(J)
     iterations = np.zeros(J, dtype=np.int64)
@@ -161,7 +163,6 @@ def squarem_rows(A, H, PI, max_iter: int, tol: float, step_factor: float,
         for _ in range(max_iter):
             if not active.size:
                 break
-            h, u, pi, q = H[active], U[active], PI[active], Q[active]
             pi1, q1, r = _em_map(A, h, pi, q)
             pi2, q2, s = _em_map(A, h, pi1, q1)
             l2, u2 = _loglik(h, q2), u + r + s
@@ -173,10 +174,11 @@ def squarem_rows(A, H, PI, max_iter: int, tol: float, step_factor: float,
             alpha = np.where(sv > 0, np.minimum(bound, np.maximum(
                 1.0, np.sqrt(np.divide(rr, sv, out=np.ones_like(sv), where=sv > 0)))), 1.0)
             # start of the stabilising step: pi_2 (alpha = 1) or the extrapolated point
-            su, spi, sq = u2.copy(), pi2.copy(), q2.copy()
+            su, spi, sq = u2, pi2, q2
             far = np.flatnonzero(alpha > 1)
             fallback = np.zeros(active.size, dtype=bool)
             if far.size:
+                su, spi, sq = u2.copy(), pi2.copy(), q2.copy()
                 a = alpha[far, None]
                 ux = a * v[far]                  # u_0 + 2 alpha r + alpha^2 v
                 ux += r[far]
@@ -193,14 +195,19 @@ def squarem_rows(A, H, PI, max_iter: int, tol: float, step_factor: float,
                 good = _loglik(h[far], qx) >= l2[far]
                 su[far[good]], spi[far[good]], sq[far[good]] = ux[good], px[good], qx[good]
                 fallback[far[~good]] = True
-            stab = np.flatnonzero(~fallback)
-            new_u, new_pi, new_q, new_l = u2, pi2, q2, l2.copy()
             evals = np.full(active.size, 2)
-            if stab.size:
-                px, qx, s = _em_map(A, h[stab], spi[stab], sq[stab])
-                new_u[stab], new_pi[stab], new_q[stab] = su[stab] + s, px, qx
-                new_l[stab] = _loglik(h[stab], qx)
-                evals[stab] = 3
+            if not fallback.any():               # every row takes the stabilising step
+                new_pi, new_q, s = _em_map(A, h, spi, sq)
+                new_u, new_l = su + s, _loglik(h, new_q)
+                evals[:] = 3
+            else:
+                stab = np.flatnonzero(~fallback)
+                new_u, new_pi, new_q, new_l = u2, pi2, q2, l2.copy()
+                if stab.size:
+                    px, qx, s = _em_map(A, h[stab], spi[stab], sq[stab])
+                    new_u[stab], new_pi[stab], new_q[stab] = su[stab] + s, px, qx
+                    new_l[stab] = _loglik(h[stab], qx)
+                    evals[stab] = 3
             at_bound = alpha == bound
             grow = ~fallback & at_bound
             shrink = fallback & at_bound
@@ -210,15 +217,21 @@ def squarem_rows(A, H, PI, max_iter: int, tol: float, step_factor: float,
             iterations[active] += 1
             before = last[active]
             gain = new_l >= before
-            take = active[gain]
-            U[take], PI[take], Q[take] = new_u[gain], new_pi[gain], new_q[gain]
-            last[take] = new_l[gain]
+            if gain.all():
+                u, pi, q = new_u, new_pi, new_q
+            else:
+                u[gain], pi[gain], q[gain] = new_u[gain], new_pi[gain], new_q[gain]
+            last[active[gain]] = new_l[gain]
             if trace:
                 for j in active:
                     traces[j].append(float(last[j]))
             stop = last[active] - before <= tol * np.abs(before) * evals
-            converged[active[stop]] = True
-            active = active[~stop]
+            if stop.any():                       # the rows that stop leave the state
+                converged[active[stop]] = True
+                PI[active[stop]] = pi[stop]
+                keep = ~stop
+                active, h, u, pi, q = active[keep], h[keep], u[keep], pi[keep], q[keep]
+    PI[active] = pi                              # rows still going at max_iter
     info = {"loglik": last, "iterations": iterations, "evaluations": evaluations,
             "converged": converged}
     if trace:
