@@ -24,6 +24,8 @@ its ``daisy/utils/metrics.py`` defines them, from those positions;
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -41,21 +43,39 @@ class DaisyRecRecord:
     user's candidates (filled by the ranking :func:`capture` wraps)."""
 
     def __init__(self, test_ur, train_ur, item_num: int):
-        self.test_ur, self.train_ur, self.item_num = test_ur, train_ur, int(item_num)
+        for name, value in (("test_ur", test_ur), ("train_ur", train_ur)):
+            if not isinstance(value, Mapping):
+                raise ValueError(f"{name} must map each user to its items (DaisyRec's dict), "
+                                 f"got {type(value).__name__}")
+        self.test_ur, self.train_ur = test_ur, train_ur
+        self.item_num = check_integer("item_num", item_num, 1)
         self.rows: list[tuple] = []
+        self._ranked: set[int] = set()
 
     def _add(self, users, candidates, ranked) -> None:
         for u, cands, order in zip(users, candidates, ranked):
-            u = int(u)
+            u = check_integer("DaisyRec user", u)
             if u not in self.test_ur:
                 raise ValueError(f"DaisyRec user {u} is in the test loader but not in test_ur "
                                  f"(capture needs the test_ur its candidates were built from)")
-            positives = {int(i) for i in self.test_ur[u]}
+            if u in self._ranked:
+                raise ValueError(f"DaisyRec user {u} ranked twice (model.rank ran again after "
+                                 f"capture: capture anew for another evaluation)")
+            self._ranked.add(u)
+            positives = _items(self.test_ur[u], u, "test item")
             order = np.asarray(order, dtype=np.int64)
             if len(cands) <= len(positives):
                 raise ValueError(f"DaisyRec user {u} has {len(positives)} test items and "
                                  f"{len(cands)} candidates: no negatives (cand_num too small)")
-            seen = set(int(i) for i in self.train_ur.get(u, ())) | positives
+            outside = np.asarray(cands)[(np.asarray(cands) < 0) |
+                                        (np.asarray(cands) >= self.item_num)]
+            if outside.size:
+                raise ValueError(f"DaisyRec user {u}: candidate {outside[0]} outside "
+                                 f"0..item_num - 1 = {self.item_num - 1}")
+            seen = _items(self.train_ur.get(u, ()), u, "training item") | positives
+            if len(seen) >= self.item_num:
+                raise ValueError(f"DaisyRec user {u}: its {len(seen)} training and test items "
+                                 f"leave none of item_num = {self.item_num} to draw from")
             for item in sorted(positives):
                 at = np.flatnonzero(order == item)
                 if at.size == 0:
@@ -100,9 +120,23 @@ class DaisyRecRecord:
 
     def correct(self, metrics, corrections=DEFAULT_CORRECTIONS, **options) -> pd.DataFrame:
         """:func:`~sampled_metrics.intervals.correct_positions` of the recorded positions
-        under DaisyRec's law (the recommended row first)."""
-        return correct_positions(self.positions(), metrics, corrections,
-                                 evaluator="daisyrec", **options)
+        under DaisyRec's law (the recommended row first; another ``evaluator`` is
+        refused)."""
+        options.setdefault("evaluator", "daisyrec")
+        return correct_positions(self.positions(), metrics, corrections, **options)
+
+
+def _items(items, user: int, what: str) -> set[int]:
+    """A user's items of ``test_ur`` or ``train_ur`` as ints; ValueError naming the user and
+    the first that is no item id."""
+    out = set()
+    for item in items:
+        try:
+            out.add(check_integer(what, item, 0))
+        except ValueError:
+            raise ValueError(f"DaisyRec user {user}: {what} {item!r} is not an item id "
+                             f"(an integer >= 0)") from None
+    return out
 
 
 def capture(model, test_ur, train_ur, item_num: int) -> DaisyRecRecord:
@@ -145,6 +179,10 @@ def capture(model, test_ur, train_ur, item_num: int) -> DaisyRecRecord:
         finally:
             model.topk = topk
         ranked = np.asarray(ranked.cpu() if hasattr(ranked, "cpu") else ranked)
+        if ranked.ndim != 2 or len(ranked) != len(users):
+            raise ValueError(f"DaisyRec's rank returned shape {ranked.shape} for "
+                             f"{len(users)} users of the test loader, expected (users, "
+                             f"candidates)")
         record._add(users, candidates, ranked.astype(np.int64))
         return ranked[:, :topk]
 
