@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..checks import check_integer
 from ..intervals import DEFAULT_CORRECTIONS, correct_positions
 from ..intervals.table import correction_names
 from ..metrics import parse_metrics
@@ -209,6 +210,7 @@ class Capture:
         if not self.evaluations:
             raise ValueError("no sampled evaluation captured yet: call trainer.evaluate on a "
                              "dataloader with eval_args mode uni<N> or pop<N> after capture()")
+        evaluation = check_integer("evaluation", evaluation)
         try:
             return self.evaluations[evaluation]
         except IndexError:
