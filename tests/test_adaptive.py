@@ -41,7 +41,8 @@ def test_em_over_per_user_sizes_recovers_known_rank_distribution():
     r = rng.choice(N, size=20_000, p=p) + 1
     stage, count = draw_adaptive(r, N, SIZES, "binomial", rng)
     pi, info = adaptive_mle(stage, count, N, SIZES)
-    assert info["converged"] and np.all(np.diff(info["loglik"]) >= -1e-12)
+    # exact: SQUAREM keeps a step only if it gains, so its trace never decreases
+    assert info["converged"] and np.all(np.diff(info["loglik"]) >= 0)
     assert pi.sum() == pytest.approx(1.0) and np.all(pi >= 0)
     for metric in ("recall@1", "recall@5", "ndcg@10", "ap"):
         truth = parse_metric(metric)(r).mean()
