@@ -70,7 +70,7 @@ def _read(path: Path, columns) -> pd.DataFrame:
         if found is None:
             raise ValueError(f"{path}: not a tab-separated table") from None
         width, line, saw = found.groups()
-        raise ValueError(f"{path} line {line}: {saw} tab-separated fields, but the header "
+        raise ValueError(f"{path}:{line}: {saw} tab-separated fields, but the header "
                          f"has {width}") from None
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not UTF-8 text") from None
@@ -78,13 +78,13 @@ def _read(path: Path, columns) -> pd.DataFrame:
         raise ValueError(f"{path}: cannot be read ({err.strerror or err})") from None
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise ValueError(f"{path} line 1: no column {', '.join(missing)} (the header has "
+        raise ValueError(f"{path}:1: no column {', '.join(missing)} (the header has "
                          f"{', '.join(map(str, frame.columns))})")
     names = [c.strip() for c in split_header(strip_bom(head))[0].decode("utf-8", "replace")
              .split("\t")]
     twice = [c for c in columns if names.count(c) > 1]
     if twice:
-        raise ValueError(f"{path} line 1: column {twice[0]} appears {names.count(twice[0])} "
+        raise ValueError(f"{path}:1: column {twice[0]} appears {names.count(twice[0])} "
                          f"times in the header")
     lead = np.flatnonzero(frame.iloc[:, 0].str.strip().to_numpy() == "")
     blank = lead[(frame.iloc[lead].apply(lambda c: c.str.strip()) == "").all(axis=1)
@@ -94,11 +94,11 @@ def _read(path: Path, columns) -> pd.DataFrame:
         blank, end = blank[:-1], end - 1
     frame = frame.iloc[:end]
     if blank.size:
-        raise ValueError(f"{path} line {blank[0] + 2}: a blank line")
+        raise ValueError(f"{path}:{blank[0] + 2}: a blank line")
     if "user_id" in columns:
         blank = frame["user_id"].str.strip() == ""
         if blank.any():
-            raise ValueError(f"{path} line {int(np.argmax(blank.to_numpy())) + 2}, column "
+            raise ValueError(f"{path}:{int(np.argmax(blank.to_numpy())) + 2}: column "
                              f"user_id: empty")
     return frame
 
@@ -115,7 +115,7 @@ def _numbers(texts, dtype, path: Path, column: str, what: str, rows=None) -> np.
             np.array([text], dtype=dtype)
         except (ValueError, OverflowError):
             line = 2 + (j if rows is None else int(rows[j]))
-            raise ValueError(f"{path} line {line}, column {column}: {str(text).strip()[:40]!r} "
+            raise ValueError(f"{path}:{line}: column {column}: {str(text).strip()[:40]!r} "
                              f"is not {what}") from None
     raise AssertionError("the texts were refused together but not one by one")
 
@@ -127,7 +127,7 @@ def _lists(frame: pd.DataFrame, column: str, path: Path, dtype, what: str):
     framed = texts.str.startswith("[") & texts.str.endswith("]")
     if not framed.all():
         i = int(np.flatnonzero(~framed.to_numpy())[0])
-        raise ValueError(f"{path} line {i + 2}, column {column}: expected a list [a, b, "
+        raise ValueError(f"{path}:{i + 2}: column {column}: expected a list [a, b, "
                          f"...], got {texts.iloc[i][:40]!r}")
     inner = texts.str[1:-1].str.strip()
     lengths = np.where(inner == "", 0, inner.str.count(",") + 1).astype(np.int64)
@@ -171,20 +171,20 @@ def read_candidates(folder, n_items: int | None = None) -> tuple[pd.DataFrame, n
                                            np.int64, path, "item_id", _ITEM)
     test, path = frames["test.csv"], folder / "test.csv"
     if "neg_items" not in test.columns:
-        raise ValueError(f"{path} line 1: no column neg_items (ReChorus then ranks all "
+        raise ValueError(f"{path}:1: no column neg_items (ReChorus then ranks all "
                          f"items: nothing sampled to correct)")
     if len(test) == 0:
         raise ValueError(f"{path}: no test rows below the header")
     negatives, widths = _lists(test, "neg_items", path, np.int64, _ITEM)
     if (widths != widths[0]).any() or widths[0] == 0:
         i = int(np.flatnonzero(widths != widths[0])[0]) if widths[0] else 0
-        raise ValueError(f"{path} line {i + 2}, column neg_items: {widths[i]} negatives, but "
+        raise ValueError(f"{path}:{i + 2}: column neg_items: {widths[i]} negatives, but "
                          f"line 2 has {widths[0]} (ReChorus needs one number >= 1 for all)")
     items = np.c_[test["item_id"].to_numpy(np.int64), negatives.reshape(len(test), -1)]
     own = (items[:, 1:] == items[:, :1]).any(axis=1)
     if own.any():
         i = int(np.flatnonzero(own)[0])
-        raise ValueError(f"{path} line {i + 2}: user {test['user_id'].iloc[i]}'s neg_items "
+        raise ValueError(f"{path}:{i + 2}: user {test['user_id'].iloc[i]}'s neg_items "
                          f"hold the row's own item_id {items[i, 0]}")
     every = pd.concat([f[["user_id", "item_id"]] for f in frames.values()])
     universe = int(every["item_id"].nunique()) if n_items is None else int(n_items)
@@ -223,13 +223,13 @@ def read_scores(path, rows: pd.DataFrame, items: np.ndarray) -> np.ndarray:
         wrong = np.flatnonzero(counts != width)
         if wrong.size:
             i = int(wrong[0])
-            raise ValueError(f"{path} line {i + 2}, column {column}: {counts[i]} entries, but "
+            raise ValueError(f"{path}:{i + 2}: column {column}: {counts[i]} entries, but "
                              f"test.csv's rows have {width} candidates (the file must come "
                              f"from a run on this test.csv with --test_all 0)")
     ids, values = ids.reshape(-1, width), values.reshape(-1, width)
     if not np.isfinite(values).all():
         i = int(np.flatnonzero(~np.isfinite(values).all(axis=1))[0])
-        raise ValueError(f"{path} line {i + 2}, column rec_predictions: a score is "
+        raise ValueError(f"{path}:{i + 2}: column rec_predictions: a score is "
                          f"{values[i][~np.isfinite(values[i])][0]}")
     test_order = np.argsort(items, axis=1, kind="stable")
     rec_order = np.argsort(ids, axis=1, kind="stable")
@@ -246,14 +246,14 @@ def read_scores(path, rows: pd.DataFrame, items: np.ndarray) -> np.ndarray:
             matched[r] = queue.popleft()
             continue
         if user not in known:
-            raise ValueError(f"{path} line {r + 2}: user {user} (column user_id) has no row "
+            raise ValueError(f"{path}:{r + 2}: user {user} (column user_id) has no row "
                              f"in test.csv")
         earlier = np.flatnonzero((matched >= 0) & (users == user))
         again = [e for e in earlier if (rec_keys[e] == key).all()]
         if again:
-            raise ValueError(f"{path} line {r + 2}: user {user}'s row again (line "
+            raise ValueError(f"{path}:{r + 2}: user {user}'s row again (line "
                              f"{again[0] + 2} has these rec_items)")
-        raise ValueError(f"{path} line {r + 2}: user {user}'s rec_items are the candidates of "
+        raise ValueError(f"{path}:{r + 2}: user {user}'s rec_items are the candidates of "
                          f"none of the user's rows in test.csv (the file must come from a run "
                          f"on this test.csv with --test_all 0)")
     placed = np.empty_like(values)
