@@ -250,6 +250,9 @@ def merge_evaluator(given, recorded, where, option: str = "evaluator") -> str | 
     ValueError: long.csv: its evaluator column names rechorus, but --evaluator is sasrec
     """
     if given is None:
+        if recorded is not None and get_evaluator(recorded).refused:
+            raise ValueError(f"{_name(where)}: its evaluator column names {recorded}: "
+                             f"{get_evaluator(recorded).refused}")
         return recorded
     name = get_evaluator(given).name
     if recorded is not None and recorded != name:
