@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,8 @@ from .matching import MIN_USERS, check_positive_tables
 from .verdicts import check_interval_draws, exact_interval, verdict
 
 __all__ = ["ESTIMATOR_METHODS", "PRIOR_METHODS", "COMPARE_COLUMNS", "compare_ranks",
-           "compare_positives"]
+           "compare_positives", "RankDraws", "PositiveDraws", "rank_draws", "positive_draws",
+           "pair_rows", "pair_frame", "parse_methods"]
 
 #: Methods that are P(R) estimators (Jin et al.), not correction vectors.
 ESTIMATOR_METHODS = ("mle", "mes")
@@ -39,7 +41,7 @@ COMPARE_COLUMNS = ["a", "b", "metric", "method", "value_a", "value_b", "differen
                    "verdict"]
 
 
-def _parse_methods(methods) -> list[str]:
+def parse_methods(methods) -> list[str]:
     """Canonical labels (:data:`~sampled_metrics.registry.COMPARE_METHODS`); ValueError (one
     line) for an unknown method."""
     given = name_list(methods, "method")
@@ -81,6 +83,118 @@ def _replicate_histograms(sampled: dict, m: int, draws: int, rng, paired: bool) 
         keys = r[idx] - 1 + (m + 1) * np.arange(draws)[:, None]
         out[name] = np.bincount(keys.ravel(), minlength=draws * (m + 1)).reshape(draws, m + 1)
     return out
+
+
+class RankDraws(NamedTuple):
+    """The paired bootstrap of a comparison from one sampled rank per user: each
+    recommender's value of every (metric, method) at the evaluation (row 0) and in each
+    replicate (rows 1..B), and the method's estimated bias on that value (zeros where it
+    has none: ``mes``, or no plug-in), arrays (1 + B, K, E) by name; the observed and
+    replicate frequencies of r~ and the MES plug-ins that gave them."""
+    metrics: list
+    labels: list
+    values: dict
+    biases: dict
+    plugin: bool
+    hists: dict
+    reps: dict
+    pis: dict
+
+    def point(self, name) -> np.ndarray:
+        """(K, E): the recommender's values at the evaluation."""
+        return self.values[name][0]
+
+    def pair(self, a, b) -> tuple:
+        """(1 + B, K, E) each: the difference D^ = a - b and its bias b^."""
+        return self.values[a] - self.values[b], self.biases[a] - self.biases[b]
+
+
+class PositiveDraws(NamedTuple):
+    """The paired bootstrap of a comparison from several positives per user: each
+    recommender's corrected value of every (metric, correction) per user, (K, E, U) by
+    name, and the replicates' weights of the users, c_bu / U, (B, U). The bias of a
+    difference is unknown (``pair`` gives None)."""
+    metrics: list
+    labels: list
+    values: dict
+    weights: np.ndarray
+    plugin: bool = False
+
+    def point(self, name) -> np.ndarray:
+        """(K, E): the recommender's values at the evaluation (means over users)."""
+        return self.values[name].mean(axis=-1)
+
+    def pair(self, a, b) -> tuple:
+        """((1 + B, K, E) difference D^ = a - b, its point value first; None)."""
+        diff = self.values[a] - self.values[b]                               # (K, E, U)
+        return np.concatenate([diff.mean(axis=-1)[None],
+                               np.einsum("bu,keu->bke", self.weights, diff)]), None
+
+
+def rank_draws(sampled: dict, n: int, m: int, metric_list, labels, sampling: str, *,
+               bootstrap: int, rng, paired: bool = True, plugin: str | None = "mes",
+               pis: dict | None = None) -> RankDraws:
+    """The bootstrap replicates of every recommender's values (:class:`RankDraws`) of
+    checked sampled ranks, for the methods ``labels`` that have replicates (corrections,
+    ``mn``, ``mes``; not ``mle``, which refits). ``pis``: the MES plug-ins of the
+    recommenders' observed histograms, when already estimated
+    (:func:`~sampled_metrics.estimators.estimate_from_histogram` with ``eta=MES_ETA``)."""
+    names = list(sampled)
+    K = len(metric_list)
+    W = np.stack([x.weights(n) for x in metric_list])                       # (K, n)
+    users = {k: v.size for k, v in sampled.items()}
+    hists = {k: sampled_rank_histogram(v, m) for k, v in sampled.items()}   # frequencies
+    reps = {k: c / users[k] for k, c in
+            _replicate_histograms(sampled, m, int(bootstrap), rng, paired).items()}
+    if plugin and pis is None:
+        pis = {k: estimate_from_histogram(h, n, m, "mes", sampling, eta=MES_ETA)
+               for k, h in hists.items()}
+    pis = pis if plugin else {}
+    vec_labels = [x for x in labels if x not in ESTIMATOR_METHODS]
+    vectors = _method_vectors(metric_list, vec_labels, n, m, sampling, pis, users)
+    # per recommender and replicate: value of every (metric, method) and linearised bias
+    values, biases = {}, {}
+    E = len(vec_labels)
+    for name in names:
+        V = vectors[name].reshape(K * E, m + 1)
+        value = (np.vstack([hists[name], reps[name]]) @ V.T).reshape(
+            1 + reps[name].shape[0], K, E)
+        if plugin is None or E == 0:
+            bias = np.zeros_like(value)
+        else:
+            curves = np.stack([bias_curve(vectors[name][k], metric_list[k], n, m, sampling)
+                               for k in range(K)]).reshape(K * E, n)
+            grad = mes_gradient(hists[name], pis[name], curves, n, m, sampling)
+            full = curves @ pis[name]
+            shift = (reps[name] - hists[name]) @ grad.T
+            bias = np.vstack([full, full + shift]).reshape(-1, K, E)
+        if "mes" in labels:                  # the delta method around MES's P^, no bias
+            val = W @ pis[name]
+            mes = np.vstack([val, val + (reps[name] - hists[name])
+                             @ mes_gradient(hists[name], pis[name], W, n, m, sampling).T])
+            value = np.concatenate([value, mes[:, :, None]], axis=2)
+            bias = np.concatenate([bias, np.zeros_like(mes)[:, :, None]], axis=2)
+        order = [(vec_labels + ["mes"]).index(x) for x in labels]
+        values[name], biases[name] = value[:, :, order], bias[:, :, order]
+    return RankDraws(list(metric_list), list(labels), values, biases, plugin is not None,
+                     hists, reps, pis)
+
+
+def positive_draws(tables: dict, metric_list, labels, sampling: str, *, bootstrap: int,
+                   seed: int, max_m: int = DEFAULT_MAX_M) -> PositiveDraws:
+    """The per-user corrected values of checked long-format tables
+    (:func:`~sampled_metrics.multipositive.correct_positives`) and the replicates' weights
+    of the users (:class:`PositiveDraws`)."""
+    names = list(tables)
+    U = tables[names[0]].k.size
+    values = {}
+    for name, table in tables.items():
+        per_user = correct_positives(table, metric_list, labels, sampling, max_m=max_m)
+        values[name] = np.array([[per_user[(x.name, label)] for label in labels]
+                                 for x in metric_list])                   # (K, E, U)
+    rng = generator(seed, "compare")
+    weights = resampled_counts(rng, U, bootstrap) / U                      # (B, U)
+    return PositiveDraws(list(metric_list), list(labels), values, weights)
 
 
 def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
@@ -143,7 +257,7 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     sampling = resolve_sampling(sampling, evaluator, long=False)
     n, m = check_nm(n, m, sampling)
     sampled = _check_inputs(sampled, m, paired)
-    labels = _parse_methods(methods)
+    labels = parse_methods(methods)
     metric_list = parse_metrics(metrics, distinct=True)
     check_interval_draws("bootstrap", bootstrap, level)
     check_integer("estimator_bootstrap", estimator_bootstrap, 0)
@@ -152,57 +266,21 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     if plugin is None and ("mn" in labels or "mes" in labels):
         raise ValueError("methods 'mn' and 'mes' need the MES plug-in (plugin='mes')")
     rng = generator(seed, "compare") if rng is None else as_generator(rng)
+    draws = rank_draws(sampled, n, m, metric_list, [x for x in labels if x != "mle"],
+                       sampling, bootstrap=int(bootstrap), rng=rng, paired=paired,
+                       plugin=plugin)
     names = list(sampled)
-    K = len(metric_list)
-    W = np.stack([x.weights(n) for x in metric_list])                       # (K, n)
-    users = {k: v.size for k, v in sampled.items()}
-    hists = {k: sampled_rank_histogram(v, m) for k, v in sampled.items()}   # frequencies
-    reps = {k: c / users[k] for k, c in
-            _replicate_histograms(sampled, m, int(bootstrap), rng, paired).items()}
-    pis = ({k: estimate_from_histogram(h, n, m, "mes", sampling, eta=MES_ETA)
-            for k, h in hists.items()} if plugin else {})
-    vec_labels = [x for x in labels if x not in ESTIMATOR_METHODS]
-    vectors = _method_vectors(metric_list, vec_labels, n, m, sampling, pis, users)
-
-    # per recommender and replicate: value of every (metric, method) and linearised bias
-    values, biases = {}, {}
-    E = len(vec_labels)
-    for name in names:
-        V = vectors[name].reshape(K * E, m + 1)
-        values[name] = (np.vstack([hists[name], reps[name]]) @ V.T).reshape(
-            1 + reps[name].shape[0], K, E)
-        if plugin is None or E == 0:
-            biases[name] = np.zeros_like(values[name])
-            continue
-        curves = np.stack([bias_curve(vectors[name][k], metric_list[k], n, m, sampling)
-                           for k in range(K)]).reshape(K * E, n)
-        grad = mes_gradient(hists[name], pis[name], curves, n, m, sampling)
-        full = curves @ pis[name]
-        shift = (reps[name] - hists[name]) @ grad.T
-        biases[name] = np.vstack([full, full + shift]).reshape(-1, K, E)
     rows = []
     for a, b in itertools.combinations(names, 2):
-        diff = values[a] - values[b]                                      # (1 + B, K, E)
-        bias = biases[a] - biases[b]
-        lo, hi = percentile_interval(diff[1:], level)
-        dlo, dhi = percentile_interval(diff[1:] - bias[1:], level)
-        se = bias[1:].std(axis=0, ddof=1) if plugin else np.zeros((K, E))
-        for e, label in enumerate(vec_labels):
-            rows += _rows(a, b, metric_list, label, values[a][0, :, e], values[b][0, :, e],
-                          lo[:, e], hi[:, e], bias[0, :, e], se[:, e], dlo[:, e], dhi[:, e])
-        for label in (x for x in labels if x in ESTIMATOR_METHODS):
-            val, boot = _estimator_values(label, a, b, hists, reps, pis, W, n, m, sampling,
-                                          int(estimator_bootstrap))
+        rows += pair_rows(draws, a, b, level)
+        if "mle" in labels:
+            val, boot = _mle_values(a, b, draws, metric_list, n, m, sampling,
+                                    int(estimator_bootstrap))
             lo_e, hi_e = percentile_interval(boot, level)
-            rows += _rows(a, b, metric_list, label, val[0], val[1], lo_e, hi_e, np.zeros(K),
+            K = len(metric_list)
+            rows += _rows(a, b, metric_list, "mle", val[0], val[1], lo_e, hi_e, np.zeros(K),
                           np.zeros(K), lo_e, hi_e)
-    frame = _frame(rows, names, metric_list, labels)
-    frame["naive_verdict"] = verdict(frame.ci_low.fillna(0), frame.ci_high.fillna(0))
-    low, high = exact_interval(frame.ci_low.fillna(0), frame.ci_high.fillna(0),
-                               frame.dlo.fillna(0), frame.dhi.fillna(0))
-    frame["low"], frame["high"] = low, high
-    frame["verdict"] = verdict(low, high)
-    return frame[COMPARE_COLUMNS]
+    return pair_frame(rows, names, metric_list, labels)
 
 
 def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomial",
@@ -238,7 +316,7 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
     pandas.DataFrame with :data:`COMPARE_COLUMNS`, one row per (pair, metric, method).
     """
     metric_list = parse_metrics(metrics, distinct=True)
-    labels = _parse_methods(methods)
+    labels = parse_methods(methods)
     refused = [x for x in labels if x in ESTIMATOR_METHODS + PRIOR_METHODS]
     if refused:
         raise ValueError(f"with several positives per user compare takes corrections only, "
@@ -246,29 +324,13 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
                          f"one positive per user)")
     check_interval_draws("bootstrap", bootstrap, level)
     check_positive_tables(tables)
+    draws = positive_draws(tables, metric_list, labels, sampling, bootstrap=bootstrap,
+                           seed=seed, max_m=max_m)
     names = list(tables)
-    U = tables[names[0]].k.size
-    values = {}
-    for name, table in tables.items():
-        per_user = correct_positives(table, metric_list, labels, sampling, max_m=max_m)
-        values[name] = np.array([[per_user[(x.name, label)] for label in labels]
-                                 for x in metric_list])                   # (K, E, U)
-    rng = generator(seed, "compare")
-    counts = resampled_counts(rng, U, bootstrap) / U                       # (B, U)
     rows = []
-    nan = np.full(len(metric_list), np.nan)
     for a, b in itertools.combinations(names, 2):
-        diff = values[a] - values[b]                                      # (K, E, U)
-        lo, hi = percentile_interval(np.einsum("bu,keu->bke", counts, diff), level)
-        for e, label in enumerate(labels):
-            rows += _rows(a, b, metric_list, label, values[a][:, e].mean(axis=-1),
-                          values[b][:, e].mean(axis=-1), lo[:, e], hi[:, e], nan, nan,
-                          lo[:, e], hi[:, e])
-    frame = _frame(rows, names, metric_list, labels)
-    frame["debiased"] = np.nan
-    frame["low"], frame["high"] = frame.ci_low, frame.ci_high
-    frame["naive_verdict"] = frame["verdict"] = verdict(frame.ci_low, frame.ci_high)
-    return frame[COMPARE_COLUMNS]
+        rows += pair_rows(draws, a, b, level)
+    return pair_frame(rows, names, metric_list, labels)
 
 
 def _method_vectors(metric_list, labels, n, m, sampling, pis, users) -> dict:
@@ -293,29 +355,56 @@ def _method_vectors(metric_list, labels, n, m, sampling, pis, users) -> dict:
     return out
 
 
-def _estimator_values(label, a, b, hists, reps, pis, W, n, m, sampling, refits):
-    """((value_a, value_b), bootstrap replicates of the difference) of a P(R) estimator:
-    MES by the delta method (:func:`mes_gradient`), MLE by refits."""
-    if label == "mes":
-        val = [W @ pis[x] for x in (a, b)]
-        boot = [val[i] + (reps[x] - hists[x]) @ mes_gradient(hists[x], pis[x], W, n, m,
-                                                              sampling).T
-                for i, x in enumerate((a, b))]
-        return val, boot[0] - boot[1]
+def _mle_values(a, b, draws, metric_list, n, m, sampling, refits):
+    """((value_a, value_b), bootstrap replicates of the difference) of Jin et al.'s MLE, by
+    refits on the first ``refits`` replicates."""
+    W = np.stack([x.weights(n) for x in metric_list])                       # (K, n)
     fits = {x: [estimate_from_histogram(h, n, m, "mle", sampling)
-                for h in np.vstack([hists[x], reps[x][:refits]])] for x in (a, b)}
+                for h in np.vstack([draws.hists[x], draws.reps[x][:refits]])] for x in (a, b)}
     val = [W @ fits[x][0] for x in (a, b)]
     boot = np.array([W @ (pa - pb) for pa, pb in zip(fits[a][1:], fits[b][1:])])
     return val, boot.reshape(-1, W.shape[0])
 
 
-def _frame(rows, names, metric_list, labels) -> pd.DataFrame:
-    """The rows of :func:`_rows` ordered by pair, metric and method, as a DataFrame."""
+def pair_rows(draws, a: str, b: str, level: float) -> list:
+    """The rows of pair (a, b) for every metric and method of ``draws``
+    (:class:`RankDraws` or :class:`PositiveDraws`) at ``level``: the percentile intervals of
+    D^ and of D^ - b^ over the replicates (the second equals the first where the bias is
+    unknown), the bias and its standard error; :func:`pair_frame` turns them into the
+    table."""
+    diff, bias = draws.pair(a, b)                                          # (1 + B, K, E)
+    K, E = diff.shape[1:]
+    lo, hi = percentile_interval(diff[1:], level)
+    if bias is None:                                   # several positives: bias unknown
+        bias0 = se = np.full((K, E), np.nan)
+        dlo, dhi = lo, hi
+    else:
+        dlo, dhi = percentile_interval(diff[1:] - bias[1:], level)
+        se = bias[1:].std(axis=0, ddof=1) if draws.plugin else np.zeros((K, E))
+        bias0 = bias[0]
+    va, vb = draws.point(a), draws.point(b)
+    rows = []
+    for e, label in enumerate(draws.labels):
+        rows += _rows(a, b, draws.metrics, label, va[:, e], vb[:, e], lo[:, e], hi[:, e],
+                      bias0[:, e], se[:, e], dlo[:, e], dhi[:, e])
+    return rows
+
+
+def pair_frame(rows, names, metric_list, labels) -> pd.DataFrame:
+    """The rows of :func:`pair_rows` ordered by pair, metric and method, with
+    [low, high] (the hull of the two intervals), the naive verdict and the verdict: the
+    table of :func:`compare_ranks` (:data:`COMPARE_COLUMNS`)."""
     rank = {**{x.name: i for i, x in enumerate(metric_list)},
             **{x: i for i, x in enumerate(labels)}}
     rows = sorted(rows, key=lambda row: (names.index(row[0]), names.index(row[1]),
                                          rank[row[2]], rank[row[3]]))
-    return pd.DataFrame(rows, columns=COMPARE_COLUMNS[:12] + ["dlo", "dhi"])
+    frame = pd.DataFrame(rows, columns=COMPARE_COLUMNS[:12] + ["dlo", "dhi"])
+    frame["naive_verdict"] = verdict(frame.ci_low.fillna(0), frame.ci_high.fillna(0))
+    low, high = exact_interval(frame.ci_low.fillna(0), frame.ci_high.fillna(0),
+                               frame.dlo.fillna(0), frame.dhi.fillna(0))
+    frame["low"], frame["high"] = low, high
+    frame["verdict"] = verdict(low, high)
+    return frame[COMPARE_COLUMNS]
 
 
 def _rows(a, b, metric_list, label, val_a, val_b, lo, hi, bias, se, dlo, dhi) -> list:
