@@ -1,10 +1,11 @@
 """The guide's recipes (docs/guide/evaluators.md) on what the frameworks' own code wrote.
 
 The fixtures under tests/fixtures/<framework>/ were written by each framework's own code run
-on the project's own data (each folder's README.md: commit, commands, regenerate.py). Each
-test reads them as the guide's recipe does and checks the long format's positions against
-the framework's own per-row ranks and its printed metrics, and that the recommended interval
-holds the full-ranking metric of the same model.
+on the project's own data (each folder's README.md gives the commit and the commands; its
+regenerate_<framework>.py writes them again). Each test reads them as the guide's recipe
+does and checks the long format's positions against the framework's own per-row ranks and
+its printed metrics, and that the recommended interval holds the full-ranking metric of the
+same model.
 """
 import importlib.util
 import io
@@ -23,7 +24,15 @@ from sampled_metrics.metrics import parse_metric
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SASREC, NCF = FIXTURES / "sasrec", FIXTURES / "ncf"
+BERT4REC, ELLIOT = FIXTURES / "bert4rec-pytorch", FIXTURES / "elliot"
 EPS = np.finfo(float).eps
+
+
+def sequences() -> dict:
+    """{user: items in time order} of the sequential data the SASRec, BERT4Rec-port and
+    Elliot fixtures share (toyseq.txt)."""
+    data = np.loadtxt(SASREC / "toyseq.txt", dtype=np.int64)
+    return {int(u): data[data[:, 0] == u, 1] for u in np.unique(data[:, 0])}
 
 
 def guide_block(section: str) -> str:
@@ -33,12 +42,12 @@ def guide_block(section: str) -> str:
     return re.search(r"```python\n(.*?)```", text[:text.index("\n## ", 1)], re.S).group(1)
 
 
-def recommended(capsys, long_csv: Path, evaluator: str) -> dict:
-    """``sampled-metrics correct --ranks LONG --evaluator E`` as the guide writes it:
-    {metric: (ci_low, ci_high)} of the recommended rows."""
-    code, out, err = run_cli(capsys, "correct", "--ranks", str(long_csv), "--evaluator",
-                             evaluator, "--metric", "hit@10,ndcg@10", "--method",
-                             "recommended", "--format", "csv")
+def recommended(capsys, long_csv: Path) -> dict:
+    """``sampled-metrics correct --ranks LONG --metric hit@10,ndcg@10`` as the guide writes
+    it (the file's evaluator column names the law): {metric: (ci_low, ci_high)} of the
+    recommended rows."""
+    code, out, err = run_cli(capsys, "correct", "--ranks", str(long_csv), "--metric",
+                             "hit@10,ndcg@10", "--method", "recommended", "--format", "csv")
     assert code == 0, err
     table = pd.read_csv(io.StringIO(out))
     return {row.metric: (row.ci_low, row.ci_high) for row in table.itertuples()}
@@ -58,10 +67,9 @@ def test_sasrec_rows_are_its_evaluated_users_and_pools():
     """One row per user SASRec evaluates (4 or more interactions: training = all but the
     last two), N = the items randint may keep (1..itemnum outside the training sequence)
     but the positive, which is the user's last item."""
-    data = np.loadtxt(SASREC / "toyseq.txt", dtype=np.int64)
-    itemnum = int(data[:, 1].max())
+    seqs = sequences()
+    itemnum = int(max(s.max() for s in seqs.values()))
     long, rows, ids = _sasrec()
-    seqs = {u: data[data[:, 0] == u, 1] for u in np.unique(data[:, 0])}
     evaluated = [u for u, s in seqs.items() if s.size >= 4]
     assert rows.user.tolist() == evaluated and len(long) == len(evaluated)
     for r, u in enumerate(evaluated):
@@ -111,7 +119,7 @@ def test_sasrec_recommended_interval_holds_its_full_ranking(capsys):
     _, rows, _ = _sasrec()
     assert (rows.full_tied == 0).all()
     rank, n = rows.full_above.to_numpy() + 1, rows.pool.to_numpy()
-    intervals = recommended(capsys, SASREC / "sasrec_long.csv", "sasrec")
+    intervals = recommended(capsys, SASREC / "sasrec_long.csv")
     for metric, (low, high) in intervals.items():
         assert low <= parse_metric(metric).mean(rank, n) <= high, metric
 
@@ -122,7 +130,7 @@ def ncf(tmp_path, monkeypatch):
     """The guide's NCF block run as written, with the stand-in model that scored NCF's own
     evaluation and the fixture's files for NCF's Data/ml-1m: (its candidates, scores and
     the long format it wrote, read back; NCF's own per-line results; the model)."""
-    spec = importlib.util.spec_from_file_location("ncf_standin", NCF / "standin.py")
+    spec = importlib.util.spec_from_file_location("ncf_standin", NCF / "ncf_standin.py")
     standin = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(standin)
     block = guide_block("NCF")
@@ -188,5 +196,82 @@ def test_ncf_recommended_interval_holds_its_full_ranking(ncf, capsys, tmp_path):
         truth.append(((every[u, pool] >= every[u, split.test_items[r]]).sum(), pool.sum()))
     truth = np.array(truth)
     assert (table.n_nonrelevant == truth[:, 1] - 1).all()
-    for metric, (low, high) in recommended(capsys, tmp_path / "ncf_long.csv", "ncf").items():
+    for metric, (low, high) in recommended(capsys, tmp_path / "ncf_long.csv").items():
         assert low <= parse_metric(metric).mean(truth[:, 0], truth[:, 1]) <= high, metric
+
+
+# ------------------------------------------------------------------- the BERT4Rec port
+def test_bert4rec_port_positions_are_its_own_ranks():
+    """The position is the port's rank (its recalls_and_ndcgs_for_ks on the row alone);
+    100 distinct negatives from N = the ids its sampler may draw (the positive not among
+    them, so N is the pool itself)."""
+    long = pd.read_csv(BERT4REC / "bert4rec_long.csv")
+    rows = pd.read_csv(BERT4REC / "bert4rec_rows.csv")
+    assert len(long) == len(sequences()) == len(rows)
+    assert (long.position == rows["rank"]).all()
+    assert (long.n_negatives == 100).all() and (long.n_nonrelevant == rows.pool).all()
+    # its sampler: ids 1..N (N = the items, 0..N-1 inside) outside the user's items
+    sizes = np.array([np.unique(s).size for s in sequences().values()])
+    assert ((rows.pool >= 300 - sizes) & (rows.pool <= 300 - sizes + 1)).all()
+
+
+def test_bert4rec_port_prints_means_of_batch_means():
+    """test_metrics.json (the port's own file) holds, for each k, the mean over test batches
+    of 128 users (the template's batch) of the batch means of Recall@k (= hit@k with one
+    answer) and NDCG@k of its ranks: not the mean over users when the last batch is short."""
+    rank = pd.read_csv(BERT4REC / "bert4rec_rows.csv")["rank"].to_numpy()
+    printed = pd.read_json(BERT4REC / "test_metrics.json", typ="series")
+    # a batch mean of <= 128 float32 terms in [0, 1]: <= 128 roundings of eps32 / 128 each,
+    # twice over (the terms and the sum)
+    tol = 2 * 128 * np.finfo(np.float32).eps / 128
+    for k in (1, 5, 10, 20, 50, 100):
+        for own, ours in (("Recall", "hit"), ("NDCG", "ndcg")):
+            batches = [parse_metric(f"{ours}@{k}").mean(rank[i:i + 128])
+                       for i in range(0, rank.size, 128)]
+            assert abs(np.mean(batches) - printed[f"{own}@{k}"]) <= tol, (own, k)
+    assert abs(parse_metric("ndcg@10").mean(rank) - printed["NDCG@10"]) > 100 * tol
+
+
+def test_bert4rec_port_recommended_interval_holds_its_full_ranking(capsys):
+    """The full ranking of the same model: model(seqs)[:, -1, :] over every id of the pool
+    its sampler draws from, the test item ranked among them (n = N + 1)."""
+    rows = pd.read_csv(BERT4REC / "bert4rec_rows.csv")
+    assert (rows.full_tied == 0).all()
+    rank, n = rows.full_above.to_numpy() + 1, rows.pool.to_numpy() + 1
+    for metric, (low, high) in recommended(capsys, BERT4REC / "bert4rec_long.csv").items():
+        assert low <= parse_metric(metric).mean(rank, n) <= high, metric
+
+
+# --------------------------------------------------------------------------------- Elliot
+def test_elliot_positions_are_its_own_ranks():
+    """The guide's block on Elliot's saved lists: the position is the test item's place in
+    Elliot's own ranked list of its candidates; N = the items (those of the data) outside
+    the user's training and test items."""
+    long = pd.read_csv(ELLIOT / "elliot_long.csv")
+    rows = pd.read_csv(ELLIOT / "elliot_rows.csv")
+    seqs = sequences()
+    assert long.user.tolist() == rows.user.tolist() == sorted(seqs)
+    assert (rows.tied == 0).all()          # no candidate scored the test item's float32
+    assert (long.position == rows["rank"]).all() and (long.n_negatives == 100).all()
+    items = np.unique(np.concatenate(list(seqs.values()))).size
+    assert (long.n_nonrelevant == [items - np.unique(seqs[u]).size for u in long.user]).all()
+
+
+def test_elliot_ranks_give_its_metrics():
+    """Elliot's performance file: HR@10 and nDCGRendle2020@10, means over users of its
+    ranks (a mean of 400 terms in [0, 1], summed in another order: 400 eps)."""
+    rank = pd.read_csv(ELLIOT / "elliot_rows.csv")["rank"].to_numpy()
+    printed = pd.read_csv(ELLIOT / "elliot_performance.tsv", sep="\t").iloc[0]
+    assert abs(parse_metric("hit@10").mean(rank) - printed.HR) <= rank.size * EPS
+    assert abs(parse_metric("ndcg@10").mean(rank) - printed.nDCGRendle2020) <= rank.size * EPS
+
+
+def test_elliot_recommended_interval_holds_its_full_ranking(capsys):
+    """Elliot's own full ranking of the same model (no negative sampling: the items outside
+    the user's training set), n = N + 1."""
+    long = pd.read_csv(ELLIOT / "elliot_long.csv")
+    rows = pd.read_csv(ELLIOT / "elliot_rows.csv")
+    assert (rows.full_tied == 0).all()
+    rank, n = rows.full_rank.to_numpy(), long.n_nonrelevant.to_numpy() + 1
+    for metric, (low, high) in recommended(capsys, ELLIOT / "elliot_long.csv").items():
+        assert low <= parse_metric(metric).mean(rank, n) <= high, metric
