@@ -29,9 +29,9 @@ def exact_pmf(r, n, m, law):
 def pmf_rounding(r, n, m, law):
     """Entry-wise relative bound of the rounding of rank_pmf's p(k + 1 | r), k = 0..m: exp
     of a log adds u |log p| + u; binomial: log C(m, k) + k log q + (m - k) log(1 - q), each
-    log-gamma and term within 4 u of its size; hypergeometric: the partial sums of the log ratios (np.cumsum
-    over <= m + 1 terms) err by gamma(m + 1) sum_j |log ratio_j|, the log-sum-exp
-    normalisation by as much again."""
+    log-gamma and term within 4 u of its size; hypergeometric: the partial sums of the log
+    ratios (np.cumsum over <= m + 1 terms) err by gamma(m + 1) sum_j |log ratio_j|, the
+    log-sum-exp normalisation by as much again."""
     r = np.asarray(r, dtype=float)[:, None]
     k = np.arange(m + 1)[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
