@@ -102,12 +102,12 @@ def from_scores(scores, n_nonrelevant, *, evaluator, positive: int = 0, items=No
         raise ValueError(f"users must give one label per row ({rows} rows), got "
                          f"{np.size(users)}")
     if users is not None:
-        users = np.asarray(users)
-        blank = pd.isna(users) | (pd.Series(users, dtype=object).astype(str).str.strip()
-                                  == "").to_numpy()
+        labels = pd.Series(list(users), dtype=object)      # NaN kept, not made 'nan'
+        blank = (labels.isna() | (labels.astype(str).str.strip() == "")).to_numpy()
         if blank.any():
             raise ValueError(f"users: row {int(np.argmax(blank))} has no label "
-                             f"({str(users[np.argmax(blank)])!r})")
+                             f"({str(labels.iloc[int(np.argmax(blank))])!r})")
+        users = np.asarray(users)
 
     def first(mask) -> str:
         """The first row of ``mask`` (rows x anything) as messages name it."""
