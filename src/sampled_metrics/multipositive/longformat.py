@@ -13,7 +13,9 @@ User ids are labels (numbers or tokens such as RecBole's, read as text). An opti
 evaluators``; one name for the whole file, as :func:`~sampled_metrics.evaluators.from_scores`
 writes it), so that ``correct`` needs no ``--evaluator``; other columns are ignored. A file
 is in the long format when its header (after a byte-order mark; any line ends) has the
-columns ``user`` and ``position``; a column the format needs and the header lacks is named.
+columns ``user`` and ``position``; a column the format needs and the header lacks is named,
+and a header that names them otherwise (tab- or semicolon-separated, upper case) is refused
+rather than read as one sampled rank per line.
 
 ``n_nonrelevant`` = N_u (items in neither the user's training nor test set, the pool the
 negatives come from), ``n_negatives`` = M_u (negatives in its list in total: 100 k_u for
