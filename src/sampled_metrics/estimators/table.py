@@ -15,6 +15,7 @@ from ..logs import progress
 from ..metrics import parse_metrics
 from ..registry import DEFAULT_METHODS, name_list
 from ..resampling import COVERS_NOISE, bootstrap_histograms, percentile_interval
+from ..evaluators.catalogue import resolve_sampling
 from ..sampling import check_nm
 from .dispatch import estimate_each, parse_estimator
 from .histogram import check_law_matrix_size, sampled_rank_histogram
@@ -95,10 +96,7 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
     >>> t[["metric", "estimator"]].values.tolist()
     [['recall@10', 'mle']]
     """
-    if evaluator is not None:   # the evaluators' package loads scipy.stats (0.5 s): if asked
-        from ..evaluators.catalogue import resolve_sampling
-        sampling = resolve_sampling(sampling, evaluator, long=False)
-    sampling = sampling or "binomial"
+    sampling = resolve_sampling(sampling, evaluator, long=False)
     n, m = check_nm(n, m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
