@@ -143,7 +143,9 @@ EVALUATORS = {e.name: e for e in (
         notes="156 of the 6,040 lines of Data/ml-1m.test.negative hold the user's own test "
               "item; the scores go into a dict, so that line ranks the positive among 98 "
               "negatives; heapq.nlargest puts a tied positive (inserted last) below, under "
-              "Python 3.7 and later"),
+              "Python 3.7 and later, except on such a line, where the test item keeps its "
+              "place in the line and a tied negative after it goes below it (from_scores "
+              "counts every tie above: a rank at most that many places low)"),
     Evaluator(
         "rechorus", "ReChorus (neg_items drawn distinct: ML-1M, MIND)",
         ("THUwangcy/ReChorus src/helpers/BaseRunner.py BaseRunner.evaluate_method @e58d752",
