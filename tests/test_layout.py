@@ -14,7 +14,7 @@ MAX_TOP_LEVEL = 16
 #: module may import from its own layer and the ones below, never from one above.
 LAYERS = [
     ("shared", {"checks", "atomic", "logs", "seeds", "parallel", "textfile", "resampling",
-                "registry"}),
+                "registry", "writers"}),
     ("law: metrics", {"metrics"}),
     ("law: sampling", {"sampling"}),
     ("law: evaluators", {"evaluators"}),

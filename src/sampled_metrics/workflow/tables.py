@@ -1,7 +1,7 @@
-"""Tidy CSV tables and their Markdown / LaTeX renderings (rendered from the CSV content)."""
+"""Tidy CSV tables and their Markdown / LaTeX / HTML renderings (rendered from the CSV content
+by :mod:`sampled_metrics.writers`, as the command line renders its tables)."""
 from __future__ import annotations
 
-import html
 import json
 import math
 from pathlib import Path
@@ -9,9 +9,10 @@ from pathlib import Path
 import pandas as pd
 
 from ..atomic import atomic_output
+from ..writers import render_html, render_latex, render_markdown
 
 __all__ = ["atomic_write_text", "write_csv", "write_json", "percent", "render_markdown",
-           "render_latex", "write_table", "write_validation"]
+           "render_latex", "render_html", "write_table", "write_validation"]
 
 
 def atomic_write_text(path, text: str) -> None:
@@ -36,62 +37,6 @@ def percent(mean: float, std: float | None = None) -> str:
     if std is None or std == 0 or not math.isfinite(std):
         return f"{100 * mean:.2f}"
     return f"{100 * mean:.2f}±{100 * std:.2f}"
-
-
-def _cells(df: pd.DataFrame, float_format: str) -> list[list[str]]:
-    out = []
-    for row in df.itertuples(index=False):
-        out.append([float_format.format(v) if isinstance(v, float) else str(v) for v in row])
-    return out
-
-
-def render_markdown(df: pd.DataFrame, float_format: str = "{:.3f}", title: str | None = None,
-                    note: str | None = None) -> str:
-    """A GitHub-flavoured Markdown table of ``df`` (columns as header)."""
-    header = [str(c) for c in df.columns]
-    lines = [f"**{title}**", ""] if title else []
-    lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in _cells(df, float_format)]
-    if note:
-        lines += ["", note]
-    return "\n".join(lines) + "\n"
-
-
-def render_latex(df: pd.DataFrame, float_format: str = "{:.3f}", caption: str | None = None) -> str:
-    """A booktabs LaTeX tabular of ``df``."""
-    def esc(s: str) -> str:
-        for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("%", r"\%"), ("&", r"\&"),
-                     ("#", r"\#"), ("±", r"$\pm$")):
-            s = s.replace(a, b)
-        return s
-    cols = "l" * df.shape[1]
-    lines = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
-             " & ".join(esc(str(c)) for c in df.columns) + r" \\", r"\midrule"]
-    lines += [" & ".join(esc(c) for c in row) + r" \\" for row in _cells(df, float_format)]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    if caption:
-        lines.append(rf"\caption{{{esc(caption)}}}")
-    lines.append(r"\end{table}")
-    return "\n".join(lines) + "\n"
-
-
-def render_html(df: pd.DataFrame, float_format: str = "{:.3f}", title: str | None = None,
-                note: str | None = None) -> str:
-    """A standalone HTML page of ``df`` (columns as header; the title above, the note below),
-    as the workflow's report shows a table."""
-    def esc(text) -> str:
-        return html.escape(str(text))
-    head = "".join(f"<th>{esc(c)}</th>" for c in df.columns)
-    rows = "\n".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>"
-                     for row in _cells(df, float_format))
-    parts = [f"<h3>{esc(title)}</h3>" if title else "",
-             f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>",
-             f"<p>{esc(note)}</p>" if note else ""]
-    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><style>"
-            "body{font-family:sans-serif;font-size:13px} table{border-collapse:collapse} "
-            "th,td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:right;"
-            "white-space:nowrap} th{background:#f4f4f4}"
-            "</style></head><body>\n" + "\n".join(x for x in parts if x) + "\n</body></html>\n")
 
 
 def write_table(tidy: pd.DataFrame, csv_path, wide: pd.DataFrame | None = None,
