@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 __all__ = ["Entry", "Registry", "CORRECTIONS", "ESTIMATORS", "COMPARE_METHODS",
-           "SAMPLING_LAWS", "DEFAULT_METRICS", "DEFAULT_METHODS", "name_list"]
+           "SAMPLING_LAWS", "DEFAULT_METRICS", "DEFAULT_METHODS", "name_list",
+           "check_sampling"]
 
 #: how the m sampled items are drawn: with replacement or without
 SAMPLING_LAWS = ("binomial", "hypergeometric")
@@ -37,6 +38,24 @@ DEFAULT_METHODS = {"correct": ("recommended", "sampled", "cls", "bv_0.1"),
                    "estimate": ("mle", "mes", "bv_0.1"),
                    "compare": ("sampled", "cls", "bv_0.1", "mn", "mes"),
                    "plan": ("sampled", "bv_0.1")}
+
+def check_sampling(sampling) -> str:
+    """``sampling`` if it names a law of :data:`SAMPLING_LAWS`, else a one-line ValueError.
+
+    Examples
+    --------
+    >>> check_sampling("hypergeometric")
+    'hypergeometric'
+    >>> check_sampling("poisson")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown sampling law 'poisson'; expected one of binomial, hypergeometric
+    """
+    if sampling not in SAMPLING_LAWS:
+        raise ValueError(f"unknown sampling law {sampling!r}; expected one of "
+                         f"{', '.join(SAMPLING_LAWS)}")
+    return sampling
+
 
 _PARAMETER_RE = re.compile(r"^([a-z_]+?)[_ -]?(\d*\.?\d+(?:e-?\d+)?)$")
 

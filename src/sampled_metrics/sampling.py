@@ -25,7 +25,7 @@ from scipy import special
 
 from .checks import check_allocation, check_integer, check_ranks, check_vector
 from .metrics import parse_metric
-from .registry import SAMPLING_LAWS
+from .registry import SAMPLING_LAWS, check_sampling
 from .seeds import as_generator
 
 __all__ = ["SAMPLING_LAWS", "check_sampling", "check_nm", "check_candidates", "rank_pmf",
@@ -34,24 +34,6 @@ __all__ = ["SAMPLING_LAWS", "check_sampling", "check_nm", "check_candidates", "r
 
 #: Probability mass left outside a band of sampled ranks (see :func:`rank_pmf_band`).
 BAND_EPS = 1e-17
-
-
-def check_sampling(sampling) -> str:
-    """``sampling`` if it names a law of :data:`SAMPLING_LAWS`, else a one-line ValueError.
-
-    Examples
-    --------
-    >>> check_sampling("hypergeometric")
-    'hypergeometric'
-    >>> check_sampling("poisson")
-    Traceback (most recent call last):
-    ...
-    ValueError: unknown sampling law 'poisson'; expected one of binomial, hypergeometric
-    """
-    if sampling not in SAMPLING_LAWS:
-        raise ValueError(f"unknown sampling law {sampling!r}; expected one of "
-                         f"{', '.join(SAMPLING_LAWS)}")
-    return sampling
 
 
 def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:

@@ -2,11 +2,32 @@
 Microsoft Recommenders, RecBole): each one's sampling law, tie rule, unit and metrics
 (:mod:`.catalogue`), the law of the rank it reports (:mod:`.law`), and its scores turned into
 the long format the corrections read (:mod:`.scores`), and its evaluation simulated for
-users whose full ranks are known (:mod:`.simulate`)."""
-from .catalogue import EVALUATORS, Evaluator, evaluator_names, evaluator_sampling, get_evaluator
-from .law import distinct_draws_pmf, reported_rank_pmf
-from .scores import from_scores
-from .simulate import reported_ranks, simulate_candidates
+users whose full ranks are known (:mod:`.simulate`).
 
-__all__ = ["EVALUATORS", "Evaluator", "evaluator_names", "evaluator_sampling", "get_evaluator", "reported_rank_pmf",
-           "distinct_draws_pmf", "from_scores", "simulate_candidates", "reported_ranks"]
+The names load on first use, so that a command that only looks an evaluator up in the
+catalogue does not import the laws' special functions.
+"""
+from __future__ import annotations
+
+import importlib
+
+#: each public name -> the module defining it (imported on first use)
+_NAMES = {"EVALUATORS": "catalogue", "Evaluator": "catalogue", "evaluator_names": "catalogue",
+          "evaluator_sampling": "catalogue", "get_evaluator": "catalogue",
+          "reported_rank_pmf": "law", "distinct_draws_pmf": "law", "from_scores": "scores",
+          "simulate_candidates": "simulate", "reported_ranks": "simulate"}
+
+__all__ = list(_NAMES)
+
+
+def __getattr__(name: str):
+    """Import a public name's module on first use (PEP 562)."""
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..sampling import check_sampling
+from ..registry import check_sampling
 
 __all__ = ["DRAWS", "SELF_DRAWS", "TIES", "Evaluator", "EVALUATORS", "get_evaluator",
            "evaluator_names", "correctable_evaluator", "evaluator_sampling", "resolve_sampling",
