@@ -21,6 +21,8 @@ correct                  the full-ranking metric with an interval that covers it
                          corrections, from sampled ranks
 estimate                 metrics from the rank distribution Jin et al.'s estimators infer
 compare_ranks            whether recommender A beats B, paired and bias-aware
+results_table            k recommenders' corrected values in order, and which differences
+                         hold over all pairs (family-wise)
 bound_full_metric        what published sampled values allow the full-ranking metric to be
 required_sample_size     how large m must be for a target bias
 rank_pmf                 the law p(r~ | r) of the sampled rank
@@ -46,6 +48,7 @@ _API = {
     "correct": "intervals.table",
     "estimate": "estimators.table",
     "compare_ranks": "compare.paired",
+    "results_table": "compare.table",
     "bound_full_metric": "bounds",
     "required_sample_size": "corrections.planning",
     "rank_pmf": "sampling",

@@ -60,9 +60,18 @@ Modules (their names are importable from this package):
 ``repeats``   every repeat of workflow rank files against the exact answer, and its summary
 ``matching``  whether the inputs of a comparison belong together (the same users, candidates,
               items and law; at least :data:`MIN_USERS` users), checked before any arithmetic
+``familywise`` the level each of many comparisons is read at so that the chance of any
+              confidently wrong verdict stays below 1 - level: the max-statistic paired
+              bootstrap or Holm, step-down (:func:`familywise_levels`)
+``table``     :func:`results_table`: k recommenders' answers of ``correct``, in order, and
+              every pair's verdict with the family-wise error controlled
+``layout``    the results table as a researcher pastes it (:func:`results_cells`: the
+              terminal, Markdown, LaTeX, HTML) with its caption
 
 The bootstrap itself (resampled users, percentile intervals) is :mod:`sampled_metrics.resampling`,
-shared with the commands.
+shared with the commands. ``table`` and ``layout`` load the recommended answer's machinery
+(:mod:`sampled_metrics.intervals`), so this package does not import them: their names are
+imported from their modules (``sampled_metrics.results_table`` is the table's).
 """
 from .verdicts import VERDICTS, check_interval_draws, exact_interval, orders_like_exact, verdict
 from .bias import MES_ETA, bias_curve, mes_gradient
@@ -70,9 +79,10 @@ from .paired import (COMPARE_COLUMNS, ESTIMATOR_METHODS, PRIOR_METHODS, compare_
                      compare_ranks)
 from .repeats import agreement_summary, compare_repeats
 from .matching import MIN_USERS, check_positive_tables, check_rank_files
+from .familywise import FAMILYWISE_METHODS, familywise_levels
 
 __all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_positives", "compare_repeats",
            "verdict", "orders_like_exact", "mes_gradient",
            "exact_interval", "bias_curve", "agreement_summary", "COMPARE_COLUMNS",
            "check_interval_draws", "PRIOR_METHODS", "MES_ETA", "MIN_USERS", "check_rank_files",
-           "check_positive_tables"]
+           "check_positive_tables", "FAMILYWISE_METHODS", "familywise_levels"]

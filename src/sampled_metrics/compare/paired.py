@@ -30,7 +30,7 @@ from .verdicts import check_interval_draws, exact_interval, verdict
 
 __all__ = ["ESTIMATOR_METHODS", "PRIOR_METHODS", "COMPARE_COLUMNS", "compare_ranks",
            "compare_positives", "RankDraws", "PositiveDraws", "rank_draws", "positive_draws",
-           "pair_rows", "pair_frame", "parse_methods"]
+           "pair_rows", "pair_frame", "parse_methods", "check_sampled"]
 
 #: Methods that are P(R) estimators (Jin et al.), not correction vectors.
 ESTIMATOR_METHODS = ("mle", "mes")
@@ -53,7 +53,10 @@ def parse_methods(methods) -> list[str]:
     return out
 
 
-def _check_inputs(sampled: dict, m: int, paired: bool) -> dict:
+def check_sampled(sampled: dict, m: int, paired: bool = True) -> dict:
+    """{name: sampled ranks as an int array} of at least two recommenders, each of at least
+    :data:`~sampled_metrics.compare.matching.MIN_USERS` users (the same number where
+    ``paired``); a one-line ValueError naming the recommender at fault."""
     if not isinstance(sampled, Mapping):
         raise ValueError(f"sampled must be a mapping name -> sampled ranks, got "
                          f"{type(sampled).__name__}")
@@ -256,7 +259,7 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     """
     sampling = resolve_sampling(sampling, evaluator, long=False)
     n, m = check_nm(n, m, sampling)
-    sampled = _check_inputs(sampled, m, paired)
+    sampled = check_sampled(sampled, m, paired)
     labels = parse_methods(methods)
     metric_list = parse_metrics(metrics, distinct=True)
     check_interval_draws("bootstrap", bootstrap, level)

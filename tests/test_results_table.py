@@ -1,0 +1,182 @@
+"""The results table of k models (`sampled-metrics table`, `compare.table.results_table`):
+each model's rows are `correct`'s, each pair's verdict is `compare`'s at the level the
+family-wise procedure sets, the family-wise error on simulated evaluations with known truth
+stays within its bound, and the outputs have the structure a paper and a terminal need."""
+import numpy as np
+import pandas as pd
+import pytest
+from threadpoolctl import threadpool_limits
+
+from sampled_metrics.compare.familywise import familywise_levels, sorted_positions
+from sampled_metrics.compare.paired import compare_positives, compare_ranks
+from sampled_metrics.compare.table import results_table
+from sampled_metrics.intervals.table import correct, correct_positions
+from sampled_metrics.metrics import parse_metric
+from sampled_metrics.multipositive.longformat import read_long
+from sampled_metrics.sampling import draw_sampled_ranks
+
+N, M, USERS = 600, 30, 800
+METRICS = ["recall@10", "ndcg@10"]
+
+
+def _true_ranks(scales, users, rng):
+    """True ranks of ``len(scales)`` models sharing each user's difficulty: the larger the
+    scale, the lower (worse) the ranks."""
+    z = rng.random(users)
+    return [np.clip(np.ceil(s * z ** 2.5 * N + rng.integers(0, 5, users)), 1, N).astype(int)
+            for s in scales]
+
+
+@pytest.fixture(scope="module")
+def sampled():
+    rng = np.random.default_rng(7)
+    ranks = _true_ranks([0.2, 0.25, 0.6, 0.6], USERS, rng)
+    return {name: draw_sampled_ranks(r, N, M, rng=rng) for name, r in zip("WXYZ", ranks)}
+
+
+@pytest.fixture(scope="module")
+def table(sampled):
+    with threadpool_limits(1):
+        return results_table(sampled, METRICS, ["recommended", "sampled", "cls"], n=N, m=M,
+                             bootstrap=800, seed=3)
+
+
+def test_each_models_rows_are_corrects(sampled, table):
+    # bit-identical: the same calls on the same ranks, BLAS on one thread in both
+    with threadpool_limits(1):
+        for name, ranks in sampled.items():
+            want = correct(ranks, N, M, METRICS, ["recommended", "sampled", "cls"],
+                           bootstrap=800, seed=3)
+            got = table.models[table.models.model == name].drop(
+                columns=["model", "letter", "beats"]).reset_index(drop=True)
+            pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_models_are_ordered_and_lettered_by_the_recommended_value(table):
+    rows = table.models[(table.models.correction == "recommended")
+                        & (table.models.metric == METRICS[0])]
+    assert rows.value.is_monotonic_decreasing
+    assert rows.letter.tolist() == ["a", "b", "c", "d"]
+
+
+def test_each_verdict_is_compares_at_its_level(sampled, table):
+    for pair in table.pairs.itertuples():
+        with threadpool_limits(1):
+            # the pair alone with the same seed: the same resampled users, so the same
+            # replicates and interval ends, bit for bit
+            want = compare_ranks({pair.a: sampled[pair.a], pair.b: sampled[pair.b]}, N, M,
+                                 METRICS, ["mes"], level=pair.level, bootstrap=800, seed=3)
+        row = want[want.metric == pair.metric].iloc[0]
+        assert (row.verdict, row.low, row.high) == (pair.verdict, pair.low, pair.high)
+        assert pair.level >= 0.95
+
+
+def test_beats_are_the_confident_verdicts(table):
+    letters = dict(zip(table.models.model, table.models.letter))
+    for row in table.models[table.models.correction == "recommended"].itertuples():
+        mine = table.pairs[table.pairs.metric == row.metric]
+        won = mine[(mine.a == row.model) & (mine.verdict == "a_better")].b.tolist() + \
+            mine[(mine.b == row.model) & (mine.verdict == "b_better")].a.tolist()
+        assert row.beats == "".join(sorted(letters[x] for x in won))
+    assert (table.models[table.models.correction != "recommended"].beats == "").all()
+    assert "family-wise level 0.95" in table.notes[0]
+
+
+def test_holm_levels_follow_its_steps(sampled):
+    t = results_table(sampled, METRICS, ["sampled"], n=N, m=M, familywise="holm",
+                      bootstrap=2 * 12 * 20, seed=1)
+    H = len(t.pairs)
+    # each level is 1 - alpha / R for the R comparisons still open at its step
+    steps = {round(0.05 / (1 - x)) for x in t.pairs.level}
+    assert steps <= set(range(1, H + 1)) and max(steps) == H
+
+
+def test_processes_do_not_change_the_table(sampled, table):
+    with threadpool_limits(1):
+        two = results_table(sampled, METRICS, ["recommended", "sampled", "cls"], n=N, m=M,
+                            bootstrap=800, seed=3, processes=2)
+    # bit-identical: each model's answer is the same call in a worker (map_items)
+    pd.testing.assert_frame_equal(two.models, table.models, check_exact=True)
+    pd.testing.assert_frame_equal(two.pairs, table.pairs, check_exact=True)
+
+
+def _long_frame(positions, pool):
+    users = np.repeat(np.arange(positions.shape[0]), positions.shape[1])
+    return pd.DataFrame({"user": [f"u{u}" for u in users], "position": positions.ravel(),
+                         "n_nonrelevant": np.repeat(pool, positions.shape[1]),
+                         "n_negatives": M})
+
+
+def test_long_format_rows_and_verdicts_are_correct_positions_and_compare_positives():
+    rng = np.random.default_rng(2)
+    users = 400
+    pool = N - rng.integers(0, 50, users)
+    frames = {}
+    for name, p in (("A", 0.2), ("B", 0.05), ("C", 0.05)):
+        first = np.minimum(rng.geometric(p, users), M)
+        second = np.minimum(first + 1 + rng.integers(0, 3, users), M + 2)
+        frames[name] = _long_frame(np.stack([first, second], axis=1), pool)
+    with threadpool_limits(1):
+        t = results_table(frames, METRICS, ["recommended", "cls"], bootstrap=600, seed=5)
+        for name, frame in frames.items():
+            want = correct_positions(frame, METRICS, ["recommended", "cls"], bootstrap=600,
+                                     seed=5)
+            got = t.models[t.models.model == name].drop(columns=["model", "letter", "beats"])
+            pd.testing.assert_frame_equal(got.reset_index(drop=True), want, check_exact=True)
+        tables = {x: read_long(f).table for x, f in frames.items()}
+        for pair in t.pairs.itertuples():
+            want = compare_positives({pair.a: tables[pair.a], pair.b: tables[pair.b]},
+                                     METRICS, ["bv_0.1"], level=pair.level, bootstrap=600,
+                                     seed=5)
+            row = want[want.metric == pair.metric].iloc[0]
+            assert (row.verdict, row.low, row.high) == (pair.verdict, pair.low, pair.high)
+    assert t.method == "bv_0.1" and t.n is None and "several positives" in t.notes[1]
+
+
+@pytest.mark.slow
+def test_familywise_error_on_known_truth_stays_within_its_bound():
+    """Five models of one law (every pair's exact difference is the users' noise, the
+    hardest case): over R simulated evaluations the share with any confidently wrong verdict
+    (against the exact difference of the same users) is at most alpha plus three binomial
+    standard errors, for both procedures. (Each pair read at 0.95 alone, compare's own
+    level, is wrong in about a fifth of these evaluations.)"""
+    rng = np.random.default_rng(11)
+    repeats, alpha = 60, 0.05
+    wrong = {"maxstat": 0, "holm": 0}
+    for _ in range(repeats):
+        ranks = _true_ranks([0.3] * 5, 1000, rng)
+        sampled = {f"R{i}": draw_sampled_ranks(r, N, M, rng=rng) for i, r in enumerate(ranks)}
+        exact = {f"R{i}": [parse_metric(x).weights(N)[r - 1].mean() for x in METRICS]
+                 for i, r in enumerate(ranks)}
+        seed = int(rng.integers(1 << 30))
+        for procedure in wrong:
+            t = results_table(sampled, METRICS, ["sampled"], n=N, m=M, familywise=procedure,
+                              seed=seed).pairs
+            truth = np.array([np.sign(exact[a][METRICS.index(x)] - exact[b][METRICS.index(x)])
+                              for a, b, x in zip(t.a, t.b, t.metric)])
+            said = np.where(t.verdict == "a_better", 1,
+                            np.where(t.verdict == "b_better", -1, 0))
+            wrong[procedure] += bool(np.any((said != 0) & (said != truth)))
+    bound = alpha + 3 * np.sqrt(alpha * (1 - alpha) / repeats)   # 3 binomial SE above alpha
+    for procedure, count in wrong.items():
+        assert count / repeats <= bound, (procedure, count)
+
+
+def test_sorted_positions_are_scipys_average_ranks():
+    from scipy import stats
+    rng = np.random.default_rng(5)
+    for X in (rng.integers(0, 6, (300, 4, 2)).astype(float), rng.standard_normal((301, 3))):
+        assert np.array_equal(sorted_positions(X), stats.rankdata(X, axis=0) - 1)
+
+
+def test_familywise_levels_hold_jointly_on_the_replicates():
+    """In the bootstrap world the max-statistic level covers every statistic of a replicate
+    jointly in a share >= 1 - alpha of the replicates (by construction, up to one draw)."""
+    rng = np.random.default_rng(4)
+    common = rng.standard_normal((4000, 1, 1))
+    reps = 0.7 * common + 0.3 * rng.standard_normal((4000, 30, 2))     # correlated family
+    levels, _ = familywise_levels(reps, 0.9)
+    lo, hi = np.quantile(reps, [(1 - levels[0]) / 2, (1 + levels[0]) / 2], axis=0)
+    inside = ((reps >= lo) & (reps <= hi)).all(axis=(1, 2)).mean()
+    assert inside >= 0.9 - 1 / 4000
+    assert levels[0] < 1 - 0.1 / 60             # below Bonferroni over 30 x 2 statistics
