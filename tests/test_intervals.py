@@ -7,16 +7,20 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from rounding import U, gamma
+from scipy import special
+from test_sampling import pmf_rounding
 
 import sampled_metrics as sm
 from sampled_metrics.cli import main
 from sampled_metrics.estimators.histogram import mixture_matrix
 from sampled_metrics.intervals import correct, correct_positions, recommended_interval
-from sampled_metrics.intervals.atoms import (atom_grid, atom_metric, atom_ranges,
-                                             histogram_atoms, user_atoms)
-from sampled_metrics.intervals.profile import certified_max, mixture_mle, profile_range
+from sampled_metrics.intervals.atoms import (LIKELIHOOD_FLOOR, atom_grid, atom_metric,
+                                             atom_ranges, histogram_atoms, user_atoms)
+from sampled_metrics.intervals.profile import (_upper_end, certified_max, mixture_mle,
+                                               profile_range)
 from sampled_metrics.metrics import parse_metric
-from sampled_metrics.sampling import draw_sampled_ranks
+from sampled_metrics.sampling import draw_sampled_ranks, log_rank_pmf_at
 from sampled_metrics.workflow.steps.interval_study import (cell_intervals, several_positives,
                                                   summary_frame, true_ranks)
 
@@ -29,6 +33,28 @@ def simulated(shape, n, m, users, law="binomial", seed=0):
     return r, draw_sampled_ranks(r, n, m, law, rng=rng)
 
 
+def cumsum_rounding(P, a, b):
+    """Bound of the rounding of (C[b] - C[a]) / (b - a), C the running sums of the
+    non-negative rows of P (columns along the last axis), from the exact average of rows
+    a..b-1: the running sums to b and to a within gamma(b) S_b and gamma(a) S_a
+    (S_k the sum of the first k rows), their difference and the division u each."""
+    S_b = np.cumsum(P, axis=0)[b - 1] * (1 + gamma(b))[:, None]
+    return (2 * gamma(b + 2))[:, None] * S_b / (b - a)[:, None]
+
+
+def closed_form_rounding(n, m):
+    """Entry-wise relative bound (n, m + 1) of log_rank_pmf_at's hypergeometric
+    p(k + 1 | r): nine log-gamma values, each within 4 u of its size, added in eight steps
+    (gamma(8) of their sizes), then exp (u |log p| + u)."""
+    r, k = np.arange(1.0, n + 1)[:, None], np.arange(m + 1.0)[None, :]
+    args = [r, k + 1, r - k, n - r + 1, m - k + 1, n - r - m + k + 1, n, m + 1, n - m]
+    terms = sum(np.abs(special.gammaln(np.maximum(x, 1.0))) for x in args)
+    log_p = log_rank_pmf_at(r, k, n, m, "hypergeometric")
+    return np.expm1((4 * U + gamma(8)) * terms + U * np.where(np.isfinite(log_p),
+                                                               np.abs(log_p), 0) + U)
+
+
+@pytest.mark.numerical
 @pytest.mark.parametrize("law", LAWS)
 @pytest.mark.parametrize("shape", ["non-increasing", "none"])
 def test_atoms_are_averages_of_the_law_and_of_the_metric(law, shape):
@@ -38,12 +64,28 @@ def test_atoms_are_averages_of_the_law_and_of_the_metric(law, shape):
     L = histogram_atoms(n, m, law, a, b)
     weights = parse_metric("ndcg@10").weights(n)
     c = atom_metric(parse_metric("ndcg@10").weights, n, a, b)
-    for j in range(a.size):
-        assert np.allclose(L[:, j], A[a[j]:b[j]].mean(axis=0), atol=1e-15)
-        assert c[j] == pytest.approx(weights[a[j]:b[j]].mean(), abs=1e-15)
+    # running sums against a mean of the b - a rows (gamma(b - a) of their sum, and u), and
+    # the floor that zeroes likelihoods below LIKELIHOOD_FLOOR
+    width = (b - a)[:, None]
+    mean_L = np.stack([A[a[j]:b[j]].mean(axis=0) for j in range(a.size)])
+    bound_L = cumsum_rounding(A, a, b) + gamma(b - a + 1)[:, None] * mean_L + LIKELIHOOD_FLOOR
+    assert np.all(np.abs(L.T - mean_L) <= bound_L)
+    mean_c = np.array([weights[a[j]:b[j]].mean() for j in range(a.size)])
+    bound_c = cumsum_rounding(weights[:, None], a, b)[:, 0] + gamma(b - a + 1) * mean_c
+    assert np.all(np.abs(c - mean_c) <= bound_c)
     s = np.array([1, 4, 16, 2])
-    assert np.allclose(user_atoms(s, np.full(4, n), np.full(4, m), law, a, b), L[s - 1],
-                       atol=1e-14)
+    got = user_atoms(s, np.full(4, n), np.full(4, m), law, a, b)
+    # both running sums of the same pmf entries, each entry within its own rounding: rank_pmf's
+    # (pmf_rounding) and, for the users, the same formula (binomial) or the closed form
+    rel = pmf_rounding(np.arange(1, n + 1), n, m, law) + (
+        pmf_rounding(np.arange(1, n + 1), n, m, law) if law == "binomial"
+        else closed_form_rounding(n, m))
+    with np.errstate(invalid="ignore"):
+        moved = np.where(A > 0, rel * A, 0.0)             # impossible entries: 0 both sides
+    moved = np.stack([moved[a[j]:b[j]].sum(axis=0) for j in range(a.size)])
+    bound_u = (2 * cumsum_rounding(A, a, b) + moved * (1 + gamma(b - a))[:, None] / width
+               + 2 * LIKELIHOOD_FLOOR)
+    assert np.all(np.abs(got - L[s - 1]) <= bound_u.T[s - 1])
 
 
 def test_a_user_with_fewer_ranks_gets_the_atom_clipped_to_them():
@@ -63,6 +105,29 @@ def test_grid_holds_the_cutoffs_and_follows_the_law_width():
     assert np.all(np.diff(fine)[fine[:-1] > 100] <= 0.25 * np.sqrt(3.706 * fine[:-1][fine[:-1] > 100]) + 1)
 
 
+def loglik_rounding(L, h, w):
+    """Bound of the rounding of h @ log(L @ w): each (L w)_j a sum of K non-negative terms
+    (gamma(K) relative, so its log off by gamma(K + 1) absolute), and the sum of the J
+    terms h_j log (L w)_j with their products (gamma(J + 2) of their sizes)."""
+    J, K = L.shape
+    return float(gamma(K + 1) * h.sum() + gamma(J + 2) * (h @ np.abs(np.log(L @ w))))
+
+
+def certificate_rounding(L, h, c, u_mle, kappa, w, t0):
+    """Bound of the rounding of certified_max(L, h, c, u_mle, kappa, w, t0): its value is
+    [kappa + sum_j h_j log(u_j / u_mle_j) - N y - N + max_k (e^y g_k + t c_k)] / t with
+    g = L^T (h / u), |y| <= 3 and t within e^3 of t0; u and u_mle within gamma(K), g within
+    gamma(J + K + 2), and the few operations after, so every term within gamma(J + 2K + 10)
+    of the sum of the terms' sizes (counted twice for the sums they enter), over t >= t0 e^-3."""
+    J, K = L.shape
+    N, u = h.sum(), L @ w
+    g = L.T @ (h / u)
+    size = kappa + h @ np.abs(np.log(u / u_mle)) + 5 * N + np.exp(3) * g.max() \
+        + t0 * np.exp(3) * np.abs(c).max()
+    return float(gamma(J + 2 * K + 10) * 2 * size / (t0 * np.exp(-3)))
+
+
+@pytest.mark.numerical
 @pytest.mark.parametrize("metric", ["recall@10", "ndcg@10"])
 def test_profile_ends_are_certified_and_on_the_level_set(metric):
     n, m = 1000, 50
@@ -80,17 +145,38 @@ def test_profile_ends_are_certified_and_on_the_level_set(metric):
         # the point reached sits on the level set, and the certified end is no tighter
         assert h @ np.log(L @ w) == pytest.approx(loglik - kappa, abs=0.05)
         assert abs(c @ w - end) < 1e-3
-    for w, inside in ((w_lo, lambda v: lo <= v + 1e-12), (w_hi, lambda v: v <= hi + 1e-12)):
-        if h @ np.log(L @ w) >= loglik - kappa:       # a feasible point lies inside
-            assert inside(c @ w)
-    # no weight vector of the level set lies outside: random feasible points stay inside
+    u_mle = L @ w_mle
+    # each end is certified_max at the point and tilt the solver found (the same solve
+    # again, bit for bit): its rounding, from that tilt
+    ends = {}
+    for sign, reached in ((-1, w_lo), (1, w_hi)):
+        (w_end,), t = _upper_end([L], [h], [sign * c], [u_mle], kappa, [w_mle])
+        assert np.array_equal(w_end, reached)
+        ends[sign] = certificate_rounding(L, h, sign * c, u_mle, kappa, w_end, t)
+    level = loglik - kappa
+    level_rounding = loglik_rounding(L, h, w_mle) + U * abs(level)
+
+    def feasible(w):
+        """l(w) >= l(w^) - kappa, decided only beyond the rounding of both sides."""
+        margin = h @ np.log(L @ w) - level
+        return margin > loglik_rounding(L, h, w) + level_rounding
+
+    found = []
+    # the points reached, and random ones near the MLE: no feasible point lies outside
     rng = np.random.default_rng(1)
-    for _ in range(200):
-        w = (1 - 0.02) * w_mle + 0.02 * rng.dirichlet(np.ones(w_mle.size))
-        if h @ np.log(L @ w) >= loglik - kappa:
-            assert lo - 1e-9 <= c @ w <= hi + 1e-9
-    # a tilt far from the optimum still gives an upper bound, only a looser one
-    assert certified_max(L, h, c, L @ w_mle, kappa, w_mle, 1.0) >= hi - 1e-9
+    points = [w_lo, w_hi] + [(1 - 0.02) * w_mle + 0.02 * rng.dirichlet(np.ones(w_mle.size))
+                             for _ in range(200)]
+    for w in points:
+        if feasible(w):
+            cw, slack = c @ w, gamma(w.size) * (np.abs(c) @ w)   # c.w: K terms
+            assert lo - ends[-1] - slack <= cw <= hi + ends[1] + slack
+            found.append((cw, slack))
+    assert len(found) > 100
+    # a tilt far from the optimum (t = 1, the bound minimised over t in [e^-3, e^3]) still
+    # gives an upper bound: weak duality, above every feasible point
+    far = certified_max(L, h, c, u_mle, kappa, w_mle, 1.0)
+    cw, slack = max(found)
+    assert far >= cw - slack - certificate_rounding(L, h, c, u_mle, kappa, w_mle, 1.0)
 
 
 def test_wider_level_gives_a_wider_interval():
