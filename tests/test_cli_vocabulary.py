@@ -32,13 +32,14 @@ def test_every_option_is_lower_case_and_has_one_default():
 def test_the_metric_default_is_one():
     defaults = {c: _options(c)["--metric"].default for c in COMMANDS if "--metric" in
                 _options(c)}
-    assert set(defaults) == {"correct", "estimate", "plan", "compare", "bound"}
+    assert set(defaults) == {"correct", "estimate", "plan", "compare", "table", "bound"}
     assert set(defaults.values()) == {"recall@10,ndcg@10,ap"}
 
 
 @pytest.mark.parametrize("command, registry", [("correct", CORRECTIONS), ("plan", CORRECTIONS),
                                                ("estimate", ESTIMATORS),
-                                               ("compare", COMPARE_METHODS)])
+                                               ("compare", COMPARE_METHODS),
+                                               ("table", CORRECTIONS)])
 def test_method_help_lists_its_registry(command, registry):
     text = " ".join(_options(command)["--method"].help.split())
     for label in registry.labels():
@@ -78,6 +79,7 @@ def test_every_default_table_fits_100_columns(capsys, rank_file, tmp_path):
             ["estimate", "--ranks", str(rank_file), "--bootstrap", "40"],
             ["plan", "--n", "400", "--target-bias", "0.05"],
             ["compare", str(rank_file), str(other), "--bootstrap", "200"],
+            ["table", str(rank_file), str(other), "--bootstrap", "400"],
             ["bound", "--n", "3706", "--m", "100", "--observed", "hr@10=0.730"],
             ["evaluators"], ["methods"]]
     for argv in runs:
@@ -90,7 +92,8 @@ def test_every_default_table_fits_100_columns(capsys, rank_file, tmp_path):
 def test_a_contradicting_sampling_law_is_refused_by_every_command(capsys, rank_file):
     for argv in (["correct", "--ranks", str(rank_file)],
                  ["estimate", "--ranks", str(rank_file)],
-                 ["compare", str(rank_file), str(rank_file)]):
+                 ["compare", str(rank_file), str(rank_file)],
+                 ["table", str(rank_file), str(rank_file), "--names", "a,b"]):
         code, _, err = run_cli(capsys, *argv, "--sampling", "binomial")
         assert code == 2 and "ranks were drawn hypergeometric, but --sampling is binomial" \
             in err and err.count("\n") == 1, (argv, err)

@@ -36,7 +36,7 @@ def site(tmp_path_factory):
 
 def test_site_builds_strictly(site):
     cli = (site / "cli" / "index.html").read_text()
-    for command in ("correct", "estimate", "plan", "compare", "bound"):
+    for command in ("correct", "estimate", "plan", "compare", "table", "bound"):
         assert f"sampled-metrics {command}" in cli, command
     assert (site / "assets" / "mathjax" / "tex-svg-full.js").stat().st_size > 1_000_000
 

@@ -28,6 +28,8 @@ for argv in (["correct", "--ranks", ranks, "--n", "500", "--m", "50"],
              ["plan", "--n", "500", "--metric", "recall@10", "--target-bias", "0.05"],
              ["compare", ranks, ranks, "--n", "500", "--m", "50",
               "--method", "sampled,cls", "--bootstrap", "40"],
+             ["table", ranks, ranks, "--names", "a,b", "--n", "500", "--m", "50",
+              "--metric", "recall@10", "--method", "recommended,cls", "--format", "latex"],
              ["bound", "--n", "500", "--m", "50", "--observed", "hr@10=0.5",
               "--metric", "recall@10"]):
     assert main(argv) == 0, argv

@@ -2,9 +2,15 @@
 each model's rows are `correct`'s, each pair's verdict is `compare`'s at the level the
 family-wise procedure sets, the family-wise error on simulated evaluations with known truth
 stays within its bound, and the outputs have the structure a paper and a terminal need."""
+import io
+import re
+import shutil
+import subprocess
+
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli, toy_rank_file
 from threadpoolctl import threadpool_limits
 
 from sampled_metrics.compare.familywise import familywise_levels, sorted_positions
@@ -180,3 +186,158 @@ def test_familywise_levels_hold_jointly_on_the_replicates():
     inside = ((reps >= lo) & (reps <= hi)).all(axis=(1, 2)).mean()
     assert inside >= 0.9 - 1 / 4000
     assert levels[0] < 1 - 0.1 / 60             # below Bonferroni over 30 x 2 statistics
+
+
+# --- the command line ---
+
+@pytest.fixture()
+def files(tmp_path, sampled):
+    paths = []
+    for name, ranks in sampled.items():
+        path = tmp_path / f"{name}.txt"
+        path.write_text("\n".join(map(str, ranks)) + "\n")
+        paths.append(str(path))
+    return paths
+
+
+ARGS = ["--n", str(N), "--m", str(M), "--bootstrap", "800", "--seed", "3"]
+
+
+def test_csv_is_the_tidy_rows(capsys, files, table):
+    code, out, err = run_cli(capsys, "table", *files, *ARGS, "--metric", ",".join(METRICS),
+                             "--method", "recommended,sampled,cls", "--format", "csv")
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    assert frame.columns.tolist() == table.models.columns.tolist()
+    assert frame.model.tolist() == table.models.model.tolist()
+    assert frame.beats.tolist() == table.models.beats.tolist()
+    assert "family-wise level 0.95" in err
+
+
+def test_terminal_table_fits_100_columns(capsys, files):
+    code, out, err = run_cli(capsys, "table", *files, *ARGS, "--metric",
+                             "recall@10,ndcg@10,ap,mrr@10,hit@5")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= 100
+    blocks = out.split("\n\n")
+    assert len(blocks) >= 3                        # the metrics in blocks, then the caption
+    for block in blocks[:-1]:
+        rows = block.splitlines()
+        assert rows[0].split()[:2] == ["#", "model"] and len(rows) == 5
+    assert "family-wise level 95 %" in " ".join(blocks[-1].split())
+
+
+def _latex_rows(text):
+    body = text.split("\\midrule\n")[1].split("\\bottomrule")[0]
+    return [line.removesuffix(" \\\\") for line in body.strip().splitlines()]
+
+
+def test_latex_is_booktabs_with_bold_best_and_letters(capsys, files, table):
+    code, out, err = run_cli(capsys, "table", *files, *ARGS, "--metric", ",".join(METRICS),
+                             "--method", "recommended,sampled,cls", "--format", "latex")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[:3] == ["\\begin{table}[t]", "\\centering", "\\begin{tabular}{clcc}"]
+    assert lines[3] == "\\toprule" and "\\midrule" in lines and "\\bottomrule" in lines
+    assert lines[-1] == "\\end{table}" and lines[-2].startswith("\\caption{")
+    caption = lines[-2]
+    for part in ("with replacement", "n = 600", "m = 30", "the mes verdict",
+                 "family-wise level 95 \\%", "max-statistic"):
+        assert part in caption, part
+    assert out.count("{") == out.count("}")
+    rows = [re.split(r"(?<!\\)&", row) for row in _latex_rows(out)]
+    assert all(len(row) == 4 for row in rows)
+    heads = table.models[table.models.correction == "recommended"]
+    for j, metric in enumerate(METRICS):
+        cells = [row[2 + j] for row in rows]
+        best = heads[heads.metric == metric].value.max()
+        bold = [cell.strip().startswith("\\textbf") for cell in cells]
+        values = heads[heads.metric == metric].value.tolist()
+        assert bold == [v == best for v in values]
+        letters = [re.findall(r"\$\^\{([a-z]+)\}\$", cell) for cell in cells]
+        assert [x[0] if x else "" for x in letters] == heads[heads.metric == metric].beats.tolist()
+
+
+@pytest.mark.skipif(not shutil.which("pdflatex"), reason="no LaTeX engine (pdflatex) installed")
+def test_latex_compiles(capsys, files, tmp_path):
+    code, out, err = run_cli(capsys, "table", *files, *ARGS, "--format", "latex")
+    assert code == 0, err
+    doc = tmp_path / "t.tex"
+    doc.write_text("\\documentclass{article}\\usepackage{booktabs}\\begin{document}\n" + out
+                   + "\\end{document}\n")
+    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+def test_markdown_has_a_row_per_model_and_the_caption(capsys, files):
+    code, out, err = run_cli(capsys, "table", *files, *ARGS, "--metric", "recall@10",
+                             "--format", "markdown")
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert lines[0] == "| # | model | recall@10 |" and lines[1] == "|---|---|---|"
+    assert [line.split(" | ")[0] for line in lines[2:6]] == ["| a", "| b", "| c", "| d"]
+    assert sum("**" in line for line in lines[2:6]) == 1
+    assert lines[-1].startswith("recall@10 in %:")
+
+
+def test_pairs_print_each_pairs_level(capsys, files, table):
+    code, out, err = run_cli(capsys, "table", *files, *ARGS, "--metric", ",".join(METRICS),
+                             "--method", "recommended,sampled,cls", "--pairs", "--format",
+                             "csv")
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out))
+    assert frame.verdict.tolist() == table.pairs.verdict.tolist()
+    assert np.allclose(frame.level, table.pairs.level, rtol=1e-5)   # CSV keeps 6 digits
+
+
+def test_rank_files_and_their_recommenders(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    paths = []
+    for name, p in (("X", 0.05), ("Y", 0.02), ("Z", 0.02)):
+        f = toy_rank_file(np.minimum(rng.geometric(p, 300), 400), 400, 30, rng, repeats=2,
+                          recommender=name)
+        paths.append(str(f.write(tmp_path / f"{name.lower()}.npz")))
+    code, out, err = run_cli(capsys, "table", *paths, "--metric", "recall@10", "--method",
+                             "recommended", "--bootstrap", "400", "--format", "csv")
+    assert code == 0, err
+    assert sorted(pd.read_csv(io.StringIO(out)).model) == ["X", "Y", "Z"]
+
+
+@pytest.mark.parametrize("make, extra, message", [
+    (lambda p: p[:1], [], "at least two files, got 1"),
+    (lambda p: [p[0], p[0]], [], "are both named 'W'; give --names"),
+    (lambda p: p[:2], ["--names", "A,A"], "--names names 'A' twice"),
+    (lambda p: p[:3], ["--names", "A,B"], "--names must give one non-empty name per file"),
+    (lambda p: p[:2], ["--verdict-method", "mle"], "cannot be 'mle'"),
+    (lambda p: p[:2], ["--verdict-method", "cls,mes"], "the verdicts take one method"),
+    (lambda p: p[:2], ["--thin-to", "5"], "--thin-to only applies"),
+    (lambda p: p[:2] + ["SHORT"], [], "short.txt: 3 users, but"),
+    (lambda p: p[:2] + ["LONG"], [], "takes the long position format"),
+])
+def test_bad_input_one_line(capsys, files, tmp_path, make, extra, message):
+    short = tmp_path / "short.txt"
+    short.write_text("1\n2\n3\n")
+    long = tmp_path / "long.csv"
+    long.write_text("user,position,n_nonrelevant,n_negatives\nu1,3,500,30\nu2,1,500,30\n")
+    paths = [{"SHORT": str(short), "LONG": str(long)}.get(x, x) for x in make(files)]
+    code, out, err = run_cli(capsys, "table", *paths, "--n", str(N), "--m", str(M), *extra)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+
+
+def test_long_files_of_other_users_are_refused(capsys, tmp_path):
+    header = "user,position,n_nonrelevant,n_negatives\n"
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text(header + "u1,3,500,30\nu2,1,500,30\nu3,5,500,30\n")
+    b.write_text(header + "u1,3,500,30\nu2,1,500,30\nu9,5,500,30\n")
+    code, out, err = run_cli(capsys, "table", str(a), str(b), "--method", "sampled")
+    assert code == 2 and f"{b}: the inputs hold different users" in err \
+        and "user 'u9' is in" in err and err.count("\n") == 1, err
+    b.write_text(header.replace("\n", ",evaluator\n")
+                 + "u1,3,500,30,rechorus\nu2,1,500,30,rechorus\nu3,5,500,30,rechorus\n")
+    a.write_text(header.replace("\n", ",evaluator\n")
+                 + "u1,3,500,30,ncf\nu2,1,500,30,ncf\nu3,5,500,30,ncf\n")
+    code, out, err = run_cli(capsys, "table", str(a), str(b), "--method", "sampled")
+    assert code == 2 and f"{a} names evaluator ncf, but {b} names rechorus" in err \
+        and err.count("\n") == 1, err

@@ -18,10 +18,23 @@ __all__ = ["add_metric_option", "add_method_option", "add_sample_options",
            "add_bootstrap_options", "add_evaluator_option", "add_format_option",
            "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
            "check_processes", "read_prior", "apply_evaluator", "resolve_cli_sampling",
-           "DEFAULT_BOOTSTRAP", "file_name", "check_rank_text"]
+           "DEFAULT_BOOTSTRAP", "FORMATS", "Rendered", "aligned", "file_name",
+           "check_rank_text"]
 
 #: bootstrap draws over users, where each draw is a mean (correct, compare)
 DEFAULT_BOOTSTRAP = 1000
+#: the outputs of every command: an aligned table, CSV, Markdown, LaTeX
+FORMATS = ("table", "csv", "markdown", "latex")
+
+
+class Rendered(str):
+    """A command's output already laid out (``attrs['notes']``: the notes printed below
+    it on standard error, as for a table)."""
+
+    def __new__(cls, text: str, notes=()):
+        out = super().__new__(cls, text)
+        out.attrs = {"notes": list(notes)}
+        return out
 
 
 def file_name(text: str) -> str:
@@ -60,11 +73,12 @@ def add_sample_options(p, what: str = "--ranks") -> None:
                    "to read (default 0)")
 
 
-def add_bootstrap_options(p, bootstrap: int = DEFAULT_BOOTSTRAP, what: str = "",
-                          none: bool = True) -> None:
-    """``--bootstrap``, ``--level``, ``--seed`` (``none``: 0 draws, no interval, allowed)."""
+def add_bootstrap_options(p, bootstrap: int | None = DEFAULT_BOOTSTRAP, what: str = "",
+                          none: bool = True, default: str = "%(default)s") -> None:
+    """``--bootstrap``, ``--level``, ``--seed`` (``none``: 0 draws, no interval, allowed;
+    ``default``: how the help names the default draws)."""
     p.add_argument("--bootstrap", type=int, default=bootstrap,
-                   help=f"bootstrap draws over users{what} (default %(default)s; "
+                   help=f"bootstrap draws over users{what} (default {default}; "
                         + ("0 = no interval; else " if none else "")
                         + "at least 2 / (1 - level), 40 at level 0.95)")
     p.add_argument("--level", type=float, default=0.95,
@@ -73,9 +87,46 @@ def add_bootstrap_options(p, bootstrap: int = DEFAULT_BOOTSTRAP, what: str = "",
 
 
 def add_format_option(p) -> None:
-    """``--format``: an aligned table of the main columns (fits 100 columns), or CSV with all."""
-    p.add_argument("--format", choices=("table", "csv"), default="table",
-                   help="table: aligned, the main columns; csv: every column (default table)")
+    """``--format``: an aligned table of the main columns (fits 100 columns), CSV with all,
+    or the main columns as Markdown or a booktabs LaTeX table."""
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="table: aligned, the main columns; csv: every column; markdown, "
+                        "latex: the main columns to paste into a page or paper (LaTeX: "
+                        "booktabs) (default table)")
+
+
+def aligned(table, columns=None, width: int = 100) -> str:
+    """The table as aligned text: ``columns`` (default all) of it, floats with 6 decimals
+    and integers right-aligned, text left-aligned; a last text column that would pass
+    ``width`` characters wraps onto indented lines."""
+    import textwrap
+
+    import pandas as pd
+
+    columns = [c for c in (columns or table.columns) if c in table.columns]
+    cells, right = [], []
+    for c in columns:
+        values = table[c]
+        if pd.api.types.is_float_dtype(values):
+            text = ["" if pd.isna(v) else f"{v:.6f}" for v in values]
+        else:
+            text = ["" if v is None or v is pd.NA else str(v) for v in values]
+        cells.append([str(c), *text])
+        right.append(pd.api.types.is_numeric_dtype(values))
+    widths = [max(map(len, col)) for col in cells]
+    indent = sum(widths[:-1]) + len(widths) - 1
+    wrap = not right[-1] and indent + widths[-1] > width and width - indent >= 20
+    lines = []
+    for i in range(len(table) + 1):
+        row = [col[i].rjust(w) if r else col[i].ljust(w)
+               for col, w, r in zip(cells, widths, right)]
+        if not wrap:
+            lines.append(" ".join(row).rstrip())
+            continue
+        parts = textwrap.wrap(cells[-1][i], width - indent) or [""]
+        lines.append(" ".join(row[:-1] + [parts[0]]).rstrip())
+        lines += [" " * indent + part for part in parts[1:]]
+    return "\n".join(lines)
 
 
 def add_evaluator_option(p, what: str = "the evaluator that drew the negatives, which "

@@ -1,5 +1,5 @@
-"""Command line: ``sampled-metrics correct | estimate | plan | compare | bound | evaluators |
-methods``: the parser, with one sub-command per module of this package, and the entry point
+"""Command line: ``sampled-metrics correct | estimate | plan | compare | table | bound |
+evaluators | methods``: the parser, with one sub-command per module of this package, and the entry point
 that runs one and prints its table (see ``--help`` of each)."""
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import warnings
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import bound, compare, correct, estimate, evaluators, methods, plan
+from . import bound, compare, correct, estimate, evaluators, methods, plan, table
+from .inputs import aligned
 
 __all__ = ["build_parser", "main"]
 
 #: The sub-commands in the order ``--help`` lists them.
-COMMANDS = (correct, estimate, plan, compare, bound, evaluators, methods)
+COMMANDS = (correct, estimate, plan, compare, table, bound, evaluators, methods)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,48 +66,28 @@ def main(argv=None) -> int:
     except (ValueError, UnboundedCorrectionWarning) as err:
         print(f"sampled-metrics {args.command}: error: {err}", file=sys.stderr)
         return 2
-    if args.format == "csv":
-        sys.stdout.write(table.to_csv(index=False, float_format="%.6g"))
-    else:
-        try:
-            print(_aligned(table, getattr(args, "columns", None)))
-        except BrokenPipeError:          # e.g. piped into head
-            sys.stderr.close()
-            return 0
+    try:
+        sys.stdout.write(_output(table, args.format, getattr(args, "columns", None)))
+    except BrokenPipeError:              # e.g. piped into head
+        sys.stderr.close()
+        return 0
     for note in table.attrs.get("notes", []):
         print(f"note: {note}", file=sys.stderr)
     return 0
 
 
-def _aligned(table, columns=None, width: int = 100) -> str:
-    """The table as aligned text: ``columns`` (default all) of it, floats with 6 decimals
-    and integers right-aligned, text left-aligned; a last text column that would pass
-    ``width`` characters wraps onto indented lines."""
-    import textwrap
+def _output(table, form: str, columns=None) -> str:
+    """What a command prints: its own layout (a str), or its table as CSV (every column),
+    aligned text, Markdown or LaTeX (the main ``columns``)."""
+    if isinstance(table, str):
+        return table if table.endswith("\n") else table + "\n"
+    if form == "csv":
+        return table.to_csv(index=False, float_format="%.6g")
+    from ..writers import render_latex, render_markdown
 
-    import pandas as pd
-
-    columns = [c for c in (columns or table.columns) if c in table.columns]
-    cells, right = [], []
-    for c in columns:
-        values = table[c]
-        if pd.api.types.is_float_dtype(values):
-            text = ["" if pd.isna(v) else f"{v:.6f}" for v in values]
-        else:
-            text = ["" if v is None or v is pd.NA else str(v) for v in values]
-        cells.append([str(c), *text])
-        right.append(pd.api.types.is_numeric_dtype(values))
-    widths = [max(map(len, col)) for col in cells]
-    indent = sum(widths[:-1]) + len(widths) - 1
-    wrap = not right[-1] and indent + widths[-1] > width and width - indent >= 20
-    lines = []
-    for i in range(len(table) + 1):
-        row = [col[i].rjust(w) if r else col[i].ljust(w)
-               for col, w, r in zip(cells, widths, right)]
-        if not wrap:
-            lines.append(" ".join(row).rstrip())
-            continue
-        parts = textwrap.wrap(cells[-1][i], width - indent) or [""]
-        lines.append(" ".join(row[:-1] + [parts[0]]).rstrip())
-        lines += [" " * indent + part for part in parts[1:]]
-    return "\n".join(lines)
+    shown = table[[c for c in (columns or table.columns) if c in table.columns]]
+    if form == "markdown":
+        return render_markdown(shown, "{:.6f}")
+    if form == "latex":
+        return render_latex(shown, "{:.6f}")
+    return aligned(table, columns) + "\n"
