@@ -17,7 +17,8 @@ and its workers); with ``--baseline-ref REF`` the ``src`` of a git ref (``git ar
 unpacked in the temporary folder; the repository is not touched) is timed too, the two
 alternating run by run, so that both see the same load, and their CSV tables are compared.
 Printed: the CPU and BLAS kernel, the load average before and after, per version the best
-and median wall time and the median CPU time, and their ratios. ``--split`` also times the
+and median wall time, the median CPU time and peak memory of the largest process, and the
+ratios. ``--split`` also times the
 parts in this process (the models' answers, the pairs' draws, the family-wise levels) on
 one thread. Target: <= 10 s on 2 cores.
 """
@@ -104,14 +105,16 @@ def main() -> None:
                     raise SystemExit(f"{label}: the command failed (exit {result['code']})")
                 runs[label].append(result)
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        print(f"{'version':12s} {'best s':>7s} {'median s':>8s} {'cpu s':>6s}  target")
+        print(f"{'version':12s} {'best s':>7s} {'median s':>8s} {'cpu s':>6s} {'peak MB':>8s}"
+              f"  target")
         summary = {}
         for label, results in runs.items():
             best = min(r["seconds"] for r in results)
             median = statistics.median(r["seconds"] for r in results)
             cpu = statistics.median(r["cpu"] for r in results)
+            peak = statistics.median(r["maxrss_kb"] for r in results) / 1024
             summary[label] = (best, median, cpu)
-            print(f"{label[:12]:12s} {best:7.2f} {median:8.2f} {cpu:6.2f}  "
+            print(f"{label[:12]:12s} {best:7.2f} {median:8.2f} {cpu:6.2f} {peak:8.0f}  "
                   f"{'PASS' if best <= TARGET_SECONDS else 'FAIL'} (<= {TARGET_SECONDS} s)")
         if args.baseline_ref:
             (nb, nm, nc), (bb, bm, bc) = summary["new"], summary[args.baseline_ref]

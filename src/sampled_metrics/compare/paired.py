@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from ..checks import check_distinct, check_integer, check_sampled_ranks
 from ..corrections.mn import mn_correction
@@ -36,6 +37,8 @@ __all__ = ["ESTIMATOR_METHODS", "PRIOR_METHODS", "COMPARE_COLUMNS", "compare_ran
 ESTIMATOR_METHODS = ("mle", "mes")
 #: Methods whose correction vector depends on the recommender's estimated P(R).
 PRIOR_METHODS = ("mn",)
+#: bootstrap replicates counted at once (:func:`_replicate_histograms`)
+HISTOGRAM_BLOCK = 256
 COMPARE_COLUMNS = ["a", "b", "metric", "method", "value_a", "value_b", "difference", "ci_low",
                    "ci_high", "bias", "bias_se", "debiased", "low", "high", "naive_verdict",
                    "verdict"]
@@ -78,13 +81,33 @@ def check_sampled(sampled: dict, m: int, paired: bool = True) -> dict:
 
 def _replicate_histograms(sampled: dict, m: int, draws: int, rng, paired: bool) -> dict:
     """Counts of r~ among users resampled with replacement: {name: (draws, m+1)}; paired:
-    the same resampled users for every recommender."""
-    out, idx = {}, None
+    the same resampled users for every recommender. Counted in blocks of
+    :data:`HISTOGRAM_BLOCK` replicates (paired: each block's c_bu, how often replicate b
+    drew user u, times each recommender's 0/1 matrix of users by r~), so that the memory
+    stays a block's; the counts are integers, the same whatever the block."""
+    names = list(sampled)
+    out = {name: np.empty((draws, m + 1), dtype=np.int64) for name in names}
+    if paired:
+        users = sampled[names[0]].size
+        idx = resampled_users(rng, users, draws)
+        onehot = {name: sparse.csc_matrix((np.ones(users, dtype=np.int64),
+                                           (np.arange(users), r - 1)), shape=(users, m + 1))
+                  for name, r in sampled.items()}
+        for start in range(0, draws, HISTOGRAM_BLOCK):
+            rows = idx[start:start + HISTOGRAM_BLOCK]
+            b = rows.shape[0]
+            counts = np.bincount((rows + users * np.arange(b, dtype=np.int64)[:, None]).ravel(),
+                                 minlength=b * users).reshape(b, users)
+            for name in names:
+                out[name][start:start + b] = counts @ onehot[name]
+        return out
     for name, r in sampled.items():
-        if idx is None or not paired:
-            idx = resampled_users(rng, r.size, draws)
-        keys = r[idx] - 1 + (m + 1) * np.arange(draws)[:, None]
-        out[name] = np.bincount(keys.ravel(), minlength=draws * (m + 1)).reshape(draws, m + 1)
+        idx = resampled_users(rng, r.size, draws)
+        for start in range(0, draws, HISTOGRAM_BLOCK):
+            rows = idx[start:start + HISTOGRAM_BLOCK]
+            keys = r[rows] - 1 + (m + 1) * np.arange(rows.shape[0])[:, None]
+            out[name][start:start + rows.shape[0]] = np.bincount(
+                keys.ravel(), minlength=rows.shape[0] * (m + 1)).reshape(-1, m + 1)
     return out
 
 
