@@ -313,6 +313,9 @@ def test_rank_files_and_their_recommenders(tmp_path, capsys):
     (lambda p: p[:2], ["--verdict-method", "mle"], "cannot be 'mle'"),
     (lambda p: p[:2], ["--verdict-method", "cls,mes"], "the verdicts take one method"),
     (lambda p: p[:2], ["--thin-to", "5"], "--thin-to only applies"),
+    (lambda p: p[:2], ["--bootstrap", "0"], "--bootstrap 0 is too few draws"),
+    (lambda p: p[:3], ["--familywise", "holm", "--bootstrap", "100"],
+     "needs at least 360 bootstrap draws, got 100"),
     (lambda p: p[:2] + ["SHORT"], [], "short.txt: 3 users, but"),
     (lambda p: p[:2] + ["LONG"], [], "takes the long position format"),
 ])

@@ -58,7 +58,7 @@ def split(paths: list[Path]) -> None:
     """The parts of the command in this process, BLAS on one thread."""
     from threadpoolctl import threadpool_limits
 
-    from sampled_metrics.compare import familywise, table
+    from sampled_metrics.compare import table
     from sampled_metrics.compare.paired import rank_draws
 
     ranks = {p.stem: np.loadtxt(p, dtype=np.int64) for p in paths}
@@ -78,7 +78,6 @@ def split(paths: list[Path]) -> None:
         frame = table._pairs(draws, list(ranks), draws.metrics, "mes", 0.95, "maxstat")
         print(f"family-wise levels and rows: {time.perf_counter() - start:.2f} s "
               f"({len(frame)} rows)")
-        del familywise
 
 
 def main() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 from ..registry import COMPARE_METHODS, CORRECTIONS, DEFAULT_METHODS, name_list
 from .inputs import Rendered, add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, aligned, apply_evaluator, \
-    check_bootstrap, check_processes, check_rank_text, file_name, read_rank_files, \
-    read_sampled_ranks, resolve_inputs
+    check_processes, check_rank_text, file_name, read_rank_files, read_sampled_ranks, \
+    resolve_inputs
 
 __all__ = ["add_parser", "run"]
 
@@ -135,14 +135,15 @@ def run(args):
 
 
 def _check_bootstrap(args) -> None:
-    """--level, --seed and, where given, --bootstrap (its default depends on the family)."""
+    """--level, --seed and, where given, --bootstrap (its default depends on the family;
+    a verdict needs draws, so never 0)."""
     from ..checks import check_integer, check_level
+    from ..compare.verdicts import check_interval_draws
 
-    if args.bootstrap is None:
-        check_level("--level", args.level)
-        check_integer("--seed", args.seed, 0)
-    else:
-        check_bootstrap(args)
+    check_level("--level", args.level)
+    if args.bootstrap is not None:
+        check_interval_draws("--bootstrap", args.bootstrap, args.level)
+    check_integer("--seed", args.seed, 0)
 
 
 def _layout(cells, caption: str, form: str) -> str:
