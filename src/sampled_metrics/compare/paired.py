@@ -86,10 +86,11 @@ def _replicate_histograms(sampled: dict, m: int, draws: int, rng, paired: bool) 
     drew user u, times each recommender's 0/1 matrix of users by r~), so that the memory
     stays a block's; the counts are integers, the same whatever the block."""
     names = list(sampled)
-    out = {name: np.empty((draws, m + 1), dtype=np.int64) for name in names}
+    out = {}
     if paired:
         users = sampled[names[0]].size
-        idx = resampled_users(rng, users, draws)
+        idx = resampled_users(rng, users, draws)          # refuses a draw too large first
+        out = {name: np.empty((draws, m + 1), dtype=np.int64) for name in names}
         onehot = {name: sparse.csc_matrix((np.ones(users, dtype=np.int64),
                                            (np.arange(users), r - 1)), shape=(users, m + 1))
                   for name, r in sampled.items()}
@@ -103,6 +104,7 @@ def _replicate_histograms(sampled: dict, m: int, draws: int, rng, paired: bool) 
         return out
     for name, r in sampled.items():
         idx = resampled_users(rng, r.size, draws)
+        out[name] = np.empty((draws, m + 1), dtype=np.int64)
         for start in range(0, draws, HISTOGRAM_BLOCK):
             rows = idx[start:start + HISTOGRAM_BLOCK]
             keys = r[rows] - 1 + (m + 1) * np.arange(rows.shape[0])[:, None]
