@@ -141,7 +141,11 @@ def _max_level(extremity: np.ndarray, alpha: float) -> float:
     """The (1 - alpha) quantile, next order statistic up, of the replicates' largest
     extremity; ValueError when it is an extreme replicate (too few draws for the family)."""
     E = np.sort(extremity.reshape(extremity.shape[0], -1).max(axis=1))
-    at = max(1 - alpha, float(E[math.ceil((1 - alpha) * E.size) - 1]))
+    at = float(E[math.ceil((1 - alpha) * E.size) - 1])
+    if at < 1:
+        # a hair above: the draws at the quantile stay inside their intervals despite the
+        # rounding of the quantile's position (p (B - 1), exact only up to a few ulp)
+        at = max(1 - alpha, min(at + 1e-9, np.nextafter(1.0, 0.0)))
     if at >= 1:
         raise ValueError(f"{E.size} bootstrap draws are too few for {extremity.shape[1]} "
                          f"comparisons at family-wise level {1 - alpha:g}: the level falls on "
