@@ -354,3 +354,22 @@ def test_long_format_refuses_too_few_bootstrap_draws():
         correct_positions(frame, "recall@10", "sampled,cls", bootstrap=5)
     table = correct_positions(frame, "recall@10", "sampled,cls", bootstrap=0)
     assert table.correction.tolist() == ["sampled", "cls"]
+
+
+def test_the_answer_has_the_same_bits_on_any_number_of_threads(monkeypatch):
+    """Per-user pools (user_atoms' groups) and two metrics (four profile ends) spread over
+    1, 2 or 3 threads: the same bits, since each part writes its own result."""
+    import sampled_metrics.parallel as parallel
+    rng = np.random.default_rng(8)
+    n_u = 1500 - rng.integers(0, 40, 800)
+    r = true_ranks("ml1m", n_u, rng)
+    s = draw_sampled_ranks(r, n_u, 50, "hypergeometric", rng=rng)
+    tables = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(parallel, "available_cpus", lambda: threads)
+        assert parallel.thread_count() == threads
+        tables.append(recommended_interval(s, n_u, 50, "recall@10,ndcg@10", "hypergeometric"))
+    for other in tables[1:]:
+        pd.testing.assert_frame_equal(other, tables[0], check_exact=True)
+    inside = parallel.map_items(lambda _: parallel.thread_count(), [0])
+    assert inside == [1]                  # inside map_items' calls: one thread

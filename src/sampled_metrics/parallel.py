@@ -1,4 +1,5 @@
-"""The one process-pool helper: map a function over items in worker processes.
+"""The one process-pool helper: map a function over items in worker processes, and how many
+threads a computation may use beside it.
 
 Items are striped over the workers (item i goes to worker i mod p) and the results are put
 back in item order, so the output does not depend on the number of processes as long as
@@ -13,12 +14,29 @@ from typing import Callable, Sequence
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["map_items"]
+from .checks import available_cpus
+
+__all__ = ["map_items", "thread_count"]
+
+#: whether this process is running map_items' calls (then it shares the CPUs with others)
+_IN_MAP = False
 
 
 def _run(fn: Callable, items: Sequence, args: tuple) -> list:
-    with threadpool_limits(1):
-        return [fn(item, *args) for item in items]
+    global _IN_MAP
+    outer, _IN_MAP = _IN_MAP, True
+    try:
+        with threadpool_limits(1):
+            return [fn(item, *args) for item in items]
+    finally:
+        _IN_MAP = outer
+
+
+def thread_count() -> int:
+    """Threads a computation may spread its independent parts over: 1 inside the calls of
+    :func:`map_items` (they share the CPUs already), else the CPUs this process may use.
+    Such parts write their own results, so the bits do not depend on the count."""
+    return 1 if _IN_MAP else available_cpus()
 
 
 def map_items(fn: Callable, items: Sequence, *args, processes: int = 1) -> list:

@@ -14,10 +14,13 @@ M(r). The grid k (:func:`atom_grid`) is spaced by the width of p(. | r).
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ..checks import check_allocation
 from ..estimators.histogram import mixture_matrix
+from ..parallel import thread_count
 from ..sampling import check_nm, check_sampling, log_rank_pmf_at
 
 __all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms", "atom_metric"]
@@ -124,7 +127,9 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
                b: np.ndarray) -> np.ndarray:
     """The U x K matrix L[u, j] = 1/(b' - a') sum_{a' < r <= b'} p(r~_u | r; n_u, m_u), the
     atom (a', b'] = (min(a_j, n_u - 1), min(b_j, n_u)]: each user's own law, for users whose
-    n_u and m_u differ (an atom beyond a user's ranks is clipped to them).
+    n_u and m_u differ (an atom beyond a user's ranks is clipped to them). The groups of
+    users sharing (n_u, m_u) are computed on :func:`~sampled_metrics.parallel.thread_count`
+    threads, each into its own rows, so the bits do not depend on their number.
 
     Examples
     --------
@@ -140,14 +145,27 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
     out = np.empty((s.size, a.size))
     pairs, group = np.unique(np.stack([n_u, m_u]), axis=1, return_inverse=True)
     group = group.reshape(-1)
+    order = np.argsort(group, kind="stable")
+    starts = np.searchsorted(group[order], np.arange(pairs.shape[1] + 1))
     for g in range(pairs.shape[1]):
         n, m = check_nm(int(pairs[0, g]), int(pairs[1, g]), sampling)
-        users = np.flatnonzero(group == g)
-        check_allocation(n * users.size, f"the laws of {users.size} users over n = {n} ranks")
+        size = int(starts[g + 1] - starts[g])
+        check_allocation(n * size, f"the laws of {size} users over n = {n} ranks")
+
+    def fill(g: int) -> None:          # each group's rows of ``out``: any order, same bits
+        n, m, users = int(pairs[0, g]), int(pairs[1, g]), order[starts[g]:starts[g + 1]]
         C = np.cumsum(_law_columns(s[users], n, m, sampling), axis=0)
         C = np.vstack([np.zeros((1, users.size)), C])
         lo, hi = _clip(a, b, n)
         out[users] = ((C[hi] - C[lo]) / (hi - lo)[:, None]).T
+
+    threads = min(thread_count(), pairs.shape[1])
+    if threads > 1:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(fill, range(pairs.shape[1])))
+    else:
+        for g in range(pairs.shape[1]):
+            fill(g)
     return _floored(out)
 
 

@@ -36,10 +36,11 @@ from threadpoolctl import threadpool_limits
 from ..checks import check_integer, check_level
 from ..metrics import parse_metrics
 from ..multipositive.positives import positive_normaliser
+from ..parallel import thread_count
 from ..multipositive.shifted import ShiftedMetric
 from ..sampling import check_sampling
 from .atoms import atom_grid, atom_metric, atom_ranges, histogram_atoms, user_atoms
-from .profile import mixture_mle, profile_range
+from .profile import mixture_mle, profile_ranges
 
 __all__ = ["RECOMMENDED", "recommended_interval"]
 
@@ -188,8 +189,9 @@ def _intervals(Ls, counts, specs, level, spread) -> pd.DataFrame:
     kappa = stats.chi2.ppf(level, 1) / 2
     z = stats.norm.ppf((1 + level) / 2)
     rows = []
-    for name, parts in specs:
-        lo, hi, w_lo, w_hi = profile_range(Ls, counts, [p[0] for p in parts], kappa, w_mle)
+    ranges = profile_ranges(Ls, counts, [[p[0] for p in parts] for _, parts in specs], kappa,
+                            w_mle, threads=thread_count())
+    for (name, parts), (lo, hi, w_lo, w_hi) in zip(specs, ranges):
         profile = (lo, hi)
         if spread:
             sd = [np.sqrt(max(sum(v @ (second @ wb - (first @ wb) ** 2)
