@@ -395,20 +395,89 @@ def test_cls_of_auc_is_sampled_auc():
                               correction("auc", 3000, 100, "sampled"))
 
 
+def perturbation_bound(A, dA, b, db, runs_a=0.0, runs_b=0.0):
+    """Normwise bound on ||dx|| / ||x|| when A x = b becomes (A + dA)(x + dx) = b + db:
+    kappa (||dA||/||A|| + ||db||/||b||) / (1 - kappa ||dA||/||A||), kappa = cond_2(A)
+    (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., Theorem 7.2), with
+    ``runs_a`` and ``runs_b`` added to the two relative perturbations: the backward errors of
+    the two computed solves."""
+    kappa = np.linalg.cond(A)
+    da = np.linalg.norm(dA, 2) / np.linalg.norm(A, 2) + runs_a
+    db = np.linalg.norm(db) / np.linalg.norm(b) + runs_b
+    assert kappa * da < 1, (kappa, da)          # the bound holds only then
+    return kappa * (da + db) / (1 - kappa * da)
+
+
+def solve_rounding(m):
+    """Normwise relative backward error of one solve from the moments (m + 1 unknowns):
+    D G D formed entrywise (7 u), then dsyevd and the products with V, or dgels, each
+    backward stable with the customary p(m) = m + 1."""
+    return gamma(3 * (m + 1) + 7)
+
+
+def cls_differences(mom, k=0):
+    """x of solve_cls (x[s] = M^(s) - M^(s+1), x[m] = M^(m+1)) by its own steps, with the
+    scaled Gram matrix D G D and the least-squares system (R T, z) it solved."""
+    import sampled_metrics.corrections.vectors as C
+    eig = C._scaled_eig(mom)
+    d, _, V = eig
+    RT, sl = C._cls_system(eig)
+    z = (V.T @ (d * mom.atb[:, k])) / sl
+    return C.nnls_last_free(RT, z), d[:, None] * mom.gram * d[None, :], RT, z
+
+
+def cls_free_system(mom, free, k=0):
+    """CLS's system on its free variables x[free]: with M^ = T x (T upper-triangular ones)
+    and S = T[:, free], the normal equations S^T (G + CLS_TIE diag(c)) S y = S^T A^T b,
+    and S^T diag(c) S."""
+    from sampled_metrics.corrections.vectors import CLS_TIE
+    S = np.triu(np.ones((mom.m + 1, mom.m + 1)))[:, free]
+    return (S.T @ (mom.gram + CLS_TIE * np.diag(mom.c)) @ S, S.T @ mom.atb[:, k],
+            S.T @ (mom.c[:, None] * S))
+
+
+def assert_cls_within_moments_noise(mom_a, mom_b, v_a, v_b, k=0):
+    """CLS from two roundings of the moments: both runs pick the same active set (asserted),
+    so their free variables solve the same linear system on moments that differ by what
+    the test measures, each run within its own backward error (solve_rounding)."""
+    (x_a, DGD, RT, z), (x_b, *_) = cls_differences(mom_a, k), cls_differences(mom_b, k)
+    # the vectors are these x summed from the end (the same operations on the same moments)
+    assert np.array_equal(v_a, np.cumsum(x_a[::-1])[::-1])
+    assert np.array_equal(v_b, np.cumsum(x_b[::-1])[::-1])
+    free = x_a != 0                       # nnls_last_free sets the bound variables to 0.0
+    assert np.array_equal(free, x_b != 0)
+    A, b, Sc = cls_free_system(mom_a, free, k)
+    A_b, b_b, _ = cls_free_system(mom_b, free, k)
+    norm = np.linalg.norm
+    eps = 2 * solve_rounding(mom_a.m)     # two runs
+    # each run: dsyevd's error E of D G D is S^T D^-1 E D^-1 S <= ||E|| ||S^T diag(c) S|| on
+    # the free system, dgels' error of R T_free enters twice (R^T R = G + CLS_TIE diag(c))
+    # and its right-hand side as ||R T_free|| ||z||
+    runs_a = eps * (norm(DGD, 2) * norm(Sc, 2) / norm(A, 2) + 2)
+    runs_b = eps * norm(RT[:, free], 2) * norm(z) / norm(b)
+    bound = perturbation_bound(A, A_b - A, b, b_b - b, runs_a, runs_b)
+    # the free system's kappa times the moments' measured difference and the solves' rounding
+    assert norm(x_a - x_b) <= bound * norm(x_a)
+
+
 @pytest.mark.numerical
 @pytest.mark.parametrize("metric", ["ap", "ndcg"])
 def test_cls_does_not_depend_on_rounding_noise_of_the_moments(metric, monkeypatch):
     # hypergeometric n = 2485, m = 100: without the tie-break, another block size (other
-    # rounding of the moments) moved CLS of AP by 1.3e-5 at equal bias
+    # rounding of the moments) moved CLS of AP by 1.3e-5 at equal bias; with it, CLS stays
+    # within the conditioning of its free variables' system (kappa ~1e8 for AP, ~4e9 for
+    # NDCG) times the moments' difference. 30,011 entries: blocks of 297 of the 2,485 rows
     import sampled_metrics.corrections.moments as C
     from sampled_metrics.corrections import moments
-    out = []
-    for block in (2_000_000, 300_007):
+    out, moms = [], []
+    for block in (2_000_000, 30_011):
         monkeypatch.setattr(moments, "BLOCK_ENTRIES", block)
         C.clear_moment_cache()
+        moms.append(rank_law_moments([metric], 2485, 100, "hypergeometric"))
         out.append(correction(metric, 2485, 100, "cls", sampling="hypergeometric"))
     C.clear_moment_cache()
-    assert np.abs(out[0] - out[1]).max() < 1e-8
+    assert not np.array_equal(moms[0].gram, moms[1].gram)        # two roundings indeed
+    assert_cls_within_moments_noise(moms[0], moms[1], out[0], out[1])
 
 
 @pytest.mark.numerical
@@ -437,10 +506,25 @@ def test_narrow_block_moments_agree_with_the_default_blocks(law):
     for x, y in ((a.gram, b.gram), (a.atb, b.atb), (a.c, b.c), (a.btb, b.btb)):
         assert np.allclose(x, y, rtol=moments_rtol(n), atol=MOMENTS_ATOL)
     assert b is not rank_law_moments(["ndcg@10", "ap"], n, m, law, narrow_blocks=True)
+    import sampled_metrics.corrections.vectors as C
     wide = correction_vectors(["ndcg@10"], n, m, ["bv_0.1", "cls"], law)
     narrow = correction_vectors(["ndcg@10"], n, m, ["bv_0.1", "cls"], law, narrow_blocks=True)
-    for key in wide:     # the solves amplify the moments' rounding (see above)
-        assert np.allclose(wide[key], narrow[key], rtol=1e-8, atol=1e-10), key
+    # the moments these solves used (the cached ones; the narrow pass again, bit for bit)
+    a = rank_law_moments(["ndcg@10"], n, m, law)
+    b = rank_law_moments(["ndcg@10"], n, m, law, narrow_blocks=True)
+    bv_a, bv_b = (C.solve_bv(x, 0, 0.1, C._scaled_eig(x)) for x in (a, b))
+    assert np.array_equal(wide[("ndcg@10", "bv_0.1")], bv_a)
+    assert np.array_equal(narrow[("ndcg@10", "bv_0.1")], bv_b)
+    # BV 0.1 solves D H D (D^-1 x) = D A^T b, H = 0.9 G + 0.1 diag(c), D = diag(c)^-1/2 (its
+    # kappa <= 1 / 0.1), each run within solve_rounding of its own D (scaled to a's D)
+    d = 1 / np.sqrt(a.c)
+    H_a, H_b = (d[:, None] * (0.9 * x.gram + 0.1 * np.diag(x.c)) * d[None, :] for x in (a, b))
+    eps = solve_rounding(m) * (1 + np.max(b.c / a.c))
+    bound = perturbation_bound(H_a, H_b - H_a, d * a.atb[:, 0], d * (b.atb[:, 0] - a.atb[:, 0]),
+                               eps, eps)
+    # the scaled system's kappa times the moments' measured difference and the solves' rounding
+    assert np.linalg.norm((bv_a - bv_b) / d) <= bound * np.linalg.norm(bv_a / d)
+    assert_cls_within_moments_noise(a, b, wide[("ndcg@10", "cls")], narrow[("ndcg@10", "cls")])
 
 
 @pytest.mark.numerical
