@@ -17,8 +17,8 @@ from sampled_metrics.estimators.histogram import mixture_matrix
 from sampled_metrics.intervals import correct, correct_positions, recommended_interval
 from sampled_metrics.intervals.atoms import (LIKELIHOOD_FLOOR, atom_grid, atom_metric,
                                              atom_ranges, histogram_atoms, user_atoms)
-from sampled_metrics.intervals.profile import (_upper_end, certified_max, mixture_mle,
-                                               profile_range)
+from sampled_metrics.intervals.profile import (SLACK_TOL, TILT_XTOL, _upper_end,
+                                               certified_max, mixture_mle, profile_range)
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.sampling import draw_sampled_ranks, log_rank_pmf_at
 from sampled_metrics.workflow.steps.interval_study import (cell_intervals, several_positives,
@@ -88,13 +88,25 @@ def test_atoms_are_averages_of_the_law_and_of_the_metric(law, shape):
     assert np.all(np.abs(got - L[s - 1]) <= bound_u.T[s - 1])
 
 
+@pytest.mark.numerical
 def test_a_user_with_fewer_ranks_gets_the_atom_clipped_to_them():
     a, b = atom_ranges(np.array([5, 50, 300]))
     row = user_atoms([3], [40], [10], "binomial", a, b)[0]
-    A = mixture_matrix(40, 10)
-    assert row[1] == pytest.approx(A[:, 2].mean()) and row[2] == pytest.approx(row[1])
+    col = mixture_matrix(40, 10)[:, 2]
+    # both atoms clip to the user's ranks 1..40: the same (C[40] - C[0]) / 40, bit for bit
+    assert row[2] == row[1]
+    # the running sum and the mean of the 40 entries (cumsum_rounding, and gamma(41) of their
+    # mean), each entry within its rounding in both (pmf_rounding: the same binomial formula)
+    with np.errstate(invalid="ignore"):     # impossible entries (r = 1): 0 both sides
+        moved = np.where(col > 0, 2 * pmf_rounding(np.arange(1, 41), 40, 10, "binomial")[:, 2]
+                         * col, 0.0)
+    bound = (cumsum_rounding(col[:, None], np.array([0]), np.array([40]))[0, 0]
+             + gamma(41) * col.mean() + moved.mean() * (1 + gamma(41)))
+    assert abs(row[1] - col.mean()) <= bound
     c = atom_metric(parse_metric("recall@10").weights, np.array([40, 300]), a, b)
-    assert c[2] == pytest.approx((10 / 40 + 10 / 300) / 2)
+    # exact: Recall@10's running sums are integers, so c is 10/40 + 10/300 (each rounded
+    # once), then halved, the operations of the expected value in the same order
+    assert c[2] == (10 / 40 + 10 / 300) / 2
 
 
 def test_grid_holds_the_cutoffs_and_follows_the_law_width():
@@ -140,21 +152,34 @@ def test_profile_ends_are_certified_and_on_the_level_set(metric):
     c = atom_metric(parse_metric(metric).weights, n, a, b)
     kappa = 1.92
     lo, hi, w_lo, w_hi = profile_range(L, h, c, kappa, w_mle)
-    for w, end in ((w_lo, lo), (w_hi, hi)):
-        assert w.sum() == pytest.approx(1) and w.min() > 0
-        # the point reached sits on the level set, and the certified end is no tighter
-        assert h @ np.log(L @ w) == pytest.approx(loglik - kappa, abs=0.05)
-        assert abs(c @ w - end) < 1e-3
     u_mle = L @ w_mle
+    level = loglik - kappa
+    level_rounding = loglik_rounding(L, h, w_mle) + U * abs(level)
     # each end is certified_max at the point and tilt the solver found (the same solve
     # again, bit for bit): its rounding, from that tilt
     ends = {}
-    for sign, reached in ((-1, w_lo), (1, w_hi)):
+    for sign, reached, end in ((-1, w_lo, -lo), (1, w_hi, hi)):
         (w_end,), t = _upper_end([L], [h], [sign * c], [u_mle], kappa, [w_mle])
         assert np.array_equal(w_end, reached)
         ends[sign] = certificate_rounding(L, h, sign * c, u_mle, kappa, w_end, t)
-    level = loglik - kappa
-    level_rounding = loglik_rounding(L, h, w_mle) + U * abs(level)
+        w, cs = w_end, sign * c
+        assert w.sum() == pytest.approx(1) and w.min() > 0
+        # the point reached is on the level set to the root search's tolerance: SLACK_TOL
+        # kappa when the quadratic steps end it, or Brent's TILT_XTOL in log t, where the
+        # drop ~ t^2 sigma^2 / 2 moves by expm1(2 TILT_XTOL) kappa; and the two log-likelihoods'
+        # rounding
+        slack, f_rounding = h @ np.log(L @ w) - level, loglik_rounding(L, h, w) + level_rounding
+        assert abs(slack) <= max(SLACK_TOL, np.expm1(2 * TILT_XTOL)) * kappa + f_rounding
+        # the end is certified_max, at most its bound at (t, alpha = 1): c.w + (slack + G) / t,
+        # G = max_k (g + t c)_k - w.(g + t c) >= 0 the tilted problem's duality gap
+        # (g = L^T (h / u), w.g = N), each side within its rounding; and at least the feasible
+        # point on the way from w to the MLE when w is outside by -slack (concavity of l: l0 at
+        # the fraction outside / (kappa + outside) of the way)
+        g = L.T @ (h / (L @ w)) + t * cs
+        gap = g.max() - w @ g
+        assert end <= cs @ w + (slack + gap + f_rounding) / t + 2 * ends[sign]
+        outside = max(f_rounding - slack, 0.0)
+        assert end >= cs @ w - outside / (kappa + outside) * abs(cs @ (w - w_mle)) - ends[sign]
 
     def feasible(w):
         """l(w) >= l(w^) - kappa, decided only beyond the rounding of both sides."""
@@ -200,12 +225,13 @@ def test_exact_sampling_gives_the_users_metric():
         assert row.ci_high - row.ci_low < 2 * (2 * 1.96 * sd)
 
 
+@pytest.mark.numerical
 def test_one_n_per_user_equal_for_all_is_the_histogram_path():
     _, s = simulated("sequential", 800, 40, 500)
     common = recommended_interval(s, 800, 40, "recall@10")
     per_user = recommended_interval(s, np.full(s.size, 800), np.full(s.size, 40), "recall@10")
-    assert np.allclose(common[["ci_low", "ci_high"]], per_user[["ci_low", "ci_high"]],
-                       atol=1e-6)
+    # exact: one n and m for all users take the histogram's path (the same operations)
+    assert np.array_equal(common[["ci_low", "ci_high"]], per_user[["ci_low", "ci_high"]])
 
 
 @pytest.mark.parametrize("law", LAWS)
