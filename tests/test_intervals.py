@@ -385,7 +385,9 @@ def test_long_format_refuses_too_few_bootstrap_draws():
 def test_the_answer_has_the_same_bits_on_any_number_of_threads(monkeypatch):
     """Per-user pools (user_atoms' groups) and two metrics (four profile ends) spread over
     1, 2 or 3 threads: the same bits, since each part writes its own result."""
+    import sampled_metrics.intervals.recommended as recommended
     import sampled_metrics.parallel as parallel
+    monkeypatch.setattr(recommended, "THREAD_ROWS", 0)      # threads even for a small problem
     rng = np.random.default_rng(8)
     n_u = 1500 - rng.integers(0, 40, 800)
     r = true_ranks("ml1m", n_u, rng)

@@ -36,8 +36,8 @@ ranks_file.write("\n".join(map(str, s)) + "\n")
 ranks_file.close()
 cli = SimpleNamespace(ranks=ranks_file.name, column=None, n=n, m=m,
                       sampling="binomial", repeat=None, bootstrap=100, level=0.95, seed=0,
-                      metric=",".join(metrics), estimator="mle,mes,bv_0.1", eta=None,
-                      weight=None, C=None, processes=1, evaluator=None)
+                      metric=",".join(metrics), method="mle,mes,bv_0.1", eta=None,
+                      weight=None, c=None, processes=1, evaluator=None)
 rows = [("recommended, one n",
          timed(args.repeats, lambda: recommended_interval(s, n, m, metrics))),
         ("recommended, n_u per user",

@@ -48,6 +48,10 @@ __all__ = ["RECOMMENDED", "recommended_interval"]
 STRATA = 4
 #: the row label of the recommended answer
 RECOMMENDED = "recommended"
+#: the profile's ends run on several threads from this many distinct observations on (below
+#: it, as for a histogram of m + 1 sampled ranks, a solve takes milliseconds and threads cost
+#: more than they save; the bits are the same either way)
+THREAD_ROWS = 1024
 
 
 def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial",
@@ -189,8 +193,9 @@ def _intervals(Ls, counts, specs, level, spread) -> pd.DataFrame:
     kappa = stats.chi2.ppf(level, 1) / 2
     z = stats.norm.ppf((1 + level) / 2)
     rows = []
+    rows_total = sum(L.shape[0] for L in Ls)
     ranges = profile_ranges(Ls, counts, [[p[0] for p in parts] for _, parts in specs], kappa,
-                            w_mle, threads=thread_count())
+                            w_mle, threads=thread_count() if rows_total >= THREAD_ROWS else 1)
     for (name, parts), (lo, hi, w_lo, w_hi) in zip(specs, ranges):
         profile = (lo, hi)
         if spread:
