@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import statistics
 import subprocess
 import sys
@@ -39,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from bench_cli import run_once
-from machine import machine, unpack_ref
+from machine import alternately, machine, versions
 
 N_ITEMS, M, USERS, SEED = 3706, 100, 6040, 0
 TARGET_SECONDS = 3.0
@@ -133,17 +132,10 @@ def main() -> None:
         ranks = folder / "ranks.txt"
         write_ranks(ranks)
         argv = [a.format(ranks=ranks) for a in COMMAND]
-        versions = {"new": None}
-        if args.baseline_ref:
-            versions[args.baseline_ref] = unpack_ref(args.baseline_ref, folder)
         print(machine())
-        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
-              f"({os.cpu_count()} CPUs); {args.repeats} runs per version, alternating")
-        runs = {label: [] for label in versions}
-        for _ in range(args.repeats):
-            for label, src in versions.items():
-                runs[label].append(run_once(argv, src, folder / f"{label}.txt"))
-        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        srcs = versions(args.baseline_ref, folder)
+        runs = alternately(srcs, args.repeats,
+                           lambda label, src: run_once(argv, src, folder / f"{label}.txt"))
         print(f"{'version':12s} {'best s':>7s} {'median s':>8s} {'cpu s':>6s}  target")
         summary = {}
         for label, results in runs.items():
@@ -158,7 +150,7 @@ def main() -> None:
             print(f"new / {args.baseline_ref}: best {nb / bb:.2f}, median {nm / bm:.2f}, "
                   f"cpu {nc / bc:.2f}")
             tables = {}
-            for label, src in versions.items():       # the full-precision tables
+            for label, src in srcs.items():           # the full-precision tables
                 out = folder / f"{label}.csv"
                 run_once([*argv, "--format", "csv"], src, out)
                 tables[label] = out.read_text()

@@ -25,7 +25,6 @@ one thread. Target: <= 10 s on 2 cores.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 import time
@@ -33,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 from bench_cli import run_once
-from machine import machine, unpack_ref
+from machine import alternately, machine, versions
 from scipy import stats
 
 N_ITEMS, M, USERS, MODELS, SEED = 3706, 100, 6040, 10, 0
@@ -90,20 +89,16 @@ def main() -> None:
         folder = Path(tmp)
         paths = write_ranks(folder)
         argv = ["table", *map(str, paths), "--n", str(N_ITEMS), "--m", str(M)]
-        versions = {"new": None}
-        if args.baseline_ref:
-            versions[args.baseline_ref] = unpack_ref(args.baseline_ref, folder)
         print(machine())
-        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
-              f"({os.cpu_count()} CPUs); {args.repeats} runs per version, alternating")
-        runs = {label: [] for label in versions}
-        for _ in range(args.repeats):
-            for label, src in versions.items():
-                result = run_once([*argv, "--format", "csv"], src, folder / f"{label}.csv")
-                if result["code"] != 0:
-                    raise SystemExit(f"{label}: the command failed (exit {result['code']})")
-                runs[label].append(result)
-        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+        def run(label, src):
+            result = run_once([*argv, "--format", "csv"], src, folder / f"{label}.csv")
+            if result["code"] != 0:
+                raise SystemExit(f"{label}: the command failed (exit {result['code']})")
+            return result
+
+        srcs = versions(args.baseline_ref, folder)
+        runs = alternately(srcs, args.repeats, run)
         print(f"{'version':12s} {'best s':>7s} {'median s':>8s} {'cpu s':>6s} {'peak MB':>8s}"
               f"  target")
         summary = {}

@@ -1,6 +1,8 @@
 """What the benchmark scripts share: the line naming the CPU and the BLAS kernel printed
-beside every timing, the best and median wall time of a call, and the ``src`` of a git ref
-to time a baseline against."""
+beside every timing, the best and median wall time of a call, the ``src`` of a git ref to
+time a baseline against, and runs of two versions alternating, so that both see the same
+load."""
+import os
 import platform
 import statistics
 import subprocess
@@ -47,3 +49,28 @@ def unpack_ref(ref: str, folder: Path) -> Path:
                              capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
     return Path(folder) / "src"
+
+
+def versions(baseline_ref: str | None, folder: Path) -> dict:
+    """{label: src}: ``new`` (this tree, None) and, with ``baseline_ref``, that ref's
+    ``src`` unpacked under ``folder``."""
+    out = {"new": None}
+    if baseline_ref:
+        out[baseline_ref] = unpack_ref(baseline_ref, folder)
+    return out
+
+
+def alternately(versions: dict, repeats: int, run) -> dict:
+    """{label: [run(label, src), ...]}: ``repeats`` runs of each version, the versions
+    alternating run by run; the load average printed before and after."""
+    def load() -> str:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+    print(f"load average before: {load()} ({os.cpu_count()} CPUs); {repeats} runs per "
+          f"version, alternating")
+    runs = {label: [] for label in versions}
+    for _ in range(repeats):
+        for label, src in versions.items():
+            runs[label].append(run(label, src))
+    print(f"load average after: {load()}")
+    return runs
