@@ -56,9 +56,9 @@ def run(args):
     from ..evaluators.catalogue import evaluator_notes
     from ..multipositive.longformat import long_format
 
-    long = args.column is None and long_format(args.ranks) is not None
-    apply_evaluator(args, long)
-    table = _correct_long(args) if long else _correct_ranks(args)
+    kind = long_format(args.ranks) if args.column is None else None
+    apply_evaluator(args, kind is not None)
+    table = _correct_long(args, kind) if kind else _correct_ranks(args)
     if args.evaluator is not None:
         table.attrs["notes"] = table.attrs.get("notes", []) + evaluator_notes(args.evaluator)
     return table
@@ -84,13 +84,13 @@ def _correct_ranks(args):
                    gamma=args.gamma)
 
 
-def _correct_long(args):
-    """``correct`` on a long-format CSV of several positives per user (multipositive.longformat)."""
+def _correct_long(args, kind: str):
+    """``correct`` on a long-format CSV of several positives per user, in the format
+    ``kind`` that ``multipositive.longformat.long_format`` found (positions or draws)."""
     from ..corrections.vectors import correction_label
     from ..intervals.recommended import RECOMMENDED
     from ..intervals.table import correct_positions
-    from ..multipositive.longformat import long_format, merge_evaluator, read_long, \
-        summarise_long
+    from ..multipositive.longformat import merge_evaluator, read_long, summarise_long
 
     for option in ("n", "m", "repeat"):
         if getattr(args, option) is not None:
@@ -104,7 +104,7 @@ def _correct_long(args):
     corrections = [correction_label(x, args.gamma) if x.lower() == "bv" else x
                    for x in corrections]
     metrics = name_list(args.metric, "metric")
-    if long_format(args.ranks) == "draws":
+    if kind == "draws":
         _check_draw_options(args)
         if args.method == ",".join(DEFAULT):
             corrections = ["sampled", "weighted_rank_estimate"]
