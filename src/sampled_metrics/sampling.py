@@ -37,7 +37,9 @@ BAND_EPS = 1e-17
 
 
 def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:
-    """Validate (n, m, sampling) and return them as ints; ``ValueError`` with one line if not."""
+    """Validate (n, m, sampling) and return n and m as ints; ``ValueError`` with one line if
+    not. The law's name may be in any case: the functions that branch on it read it by
+    :func:`check_sampling`."""
     check_sampling(sampling)
     n_int = check_integer("n (number of items)", n)
     m_int = check_integer("m (number of sampled items)", m)
@@ -78,11 +80,12 @@ def log_rank_pmf(r, k, n: int, m: int, sampling: str = "binomial") -> np.ndarray
                      (ratio recurrence, normalised over ``k``: ``k`` must then be a 1-D
                      contiguous range holding the row's mass; relative error ~1e-13)
 
-    Impossible values get -inf. Arguments are not validated (internal fast path).
+    Impossible values get -inf. Only ``sampling`` is read (:func:`check_sampling`); the
+    other arguments are not validated (internal fast path).
     """
     r = np.asarray(r, dtype=np.float64)
     k = np.asarray(k, dtype=np.float64)
-    if sampling == "binomial":
+    if check_sampling(sampling) == "binomial":
         q = (r - 1.0) / (n - 1.0)
         # log q and log(1 - q) with 0 * log 0 = 0: a huge finite negative stands in for
         # log 0, so k * it is 0 for k = 0 and -inf (pmf 0) otherwise, never nan.
@@ -147,7 +150,7 @@ def log_rank_pmf_at(r, k, n: int, m: int, sampling: str = "binomial") -> np.ndar
     ...                  rank_pmf(7, 50, 10, "hypergeometric")[[0, 3]]))
     True
     """
-    if sampling == "binomial":
+    if check_sampling(sampling) == "binomial":
         return log_rank_pmf(r, k, n, m, sampling)
     r = np.asarray(r, dtype=np.float64)
     k = np.asarray(k, dtype=np.float64)
@@ -339,7 +342,7 @@ def draw_sampled_ranks(r, n, m: int, sampling: str = "binomial",
     rng = as_generator(rng)
     m = check_integer("m (number of sampled items)", m)
     n_arr = check_ranks("n (number of items)", n, 2)
-    check_sampling(sampling)
+    sampling = check_sampling(sampling)
     if np.any(n_arr <= m) or m < 1:
         raise ValueError(f"need n > m >= 1, got m={m} and min n={int(n_arr.min())}")
     r = check_ranks("true ranks", r, 1, n_arr, hi_name="n")

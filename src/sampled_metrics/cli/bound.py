@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..registry import SAMPLING_LAWS, name_list
 from .inputs import add_evaluator_option, add_format_option, add_metric_option, \
-    resolve_cli_sampling
+    resolve_cli_sampling, sampling_law
 
 __all__ = ["add_parser", "run"]
 
@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
     p.add_argument("--shape", default="none,non-increasing",
                    help="comma-separated assumptions on P(r): none, non-increasing; default "
                         "%(default)s")
-    p.add_argument("--sampling", choices=SAMPLING_LAWS,
+    p.add_argument("--sampling", type=sampling_law, choices=SAMPLING_LAWS,
                    help="sampled items drawn with (binomial) or without (hypergeometric) "
                         "replacement; default the --evaluator's law, else binomial")
     add_evaluator_option(p, "the evaluator that produced the published values: its own law "

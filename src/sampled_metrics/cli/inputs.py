@@ -19,7 +19,7 @@ __all__ = ["add_metric_option", "add_method_option", "add_sample_options",
            "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
            "check_processes", "read_prior", "apply_evaluator", "resolve_cli_sampling",
            "DEFAULT_BOOTSTRAP", "FORMATS", "Rendered", "aligned", "file_name",
-           "check_rank_text"]
+           "check_rank_text", "sampling_law"]
 
 #: bootstrap draws over users, where each draw is a mean (correct, compare)
 DEFAULT_BOOTSTRAP = 1000
@@ -45,6 +45,15 @@ def file_name(text: str) -> str:
     return text
 
 
+def sampling_law(text: str) -> str:
+    """argparse type of ``--sampling``: the canonical name of the law ``text`` names (in any
+    case), else the registry's one-line message."""
+    try:
+        return SAMPLING_LAWS.canonical(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
 def add_metric_option(p, what: str = "metrics") -> None:
     """``--metric``: comma-separated metrics, default :data:`DEFAULT_METRICS` everywhere."""
     p.add_argument("--metric", default=",".join(DEFAULT_METRICS),
@@ -65,7 +74,7 @@ def add_sample_options(p, what: str = "--ranks") -> None:
                    "record")
     p.add_argument("--m", type=int, help="number of sampled irrelevant items per evaluation "
                    "(1 <= m < n); default with rank files: their only sample size")
-    p.add_argument("--sampling", choices=SAMPLING_LAWS,
+    p.add_argument("--sampling", type=sampling_law, choices=SAMPLING_LAWS,
                    help="how the m items were drawn: with replacement (binomial) or without "
                         "(hypergeometric); default: the law rank files record, else binomial")
     p.add_argument("--column", help="CSV column holding the sampled ranks")

@@ -3,7 +3,8 @@ a target (see ``--help``; the method is :mod:`sampled_metrics.corrections.planni
 from __future__ import annotations
 
 from ..registry import CORRECTIONS, DEFAULT_METHODS, SAMPLING_LAWS, name_list
-from .inputs import add_format_option, add_method_option, add_metric_option, read_prior
+from .inputs import add_format_option, add_method_option, add_metric_option, read_prior, \
+    sampling_law
 
 __all__ = ["add_parser", "run"]
 
@@ -30,7 +31,7 @@ def add_parser(sub) -> None:
     p.add_argument("--prior-ranks", help="file of exact ranks 1..n (one per line) whose "
                    "empirical distribution is the prior p(r)")
     p.add_argument("--max-m", type=int, help="largest m considered (default n - 1)")
-    p.add_argument("--sampling", choices=SAMPLING_LAWS,
+    p.add_argument("--sampling", type=sampling_law, choices=SAMPLING_LAWS,
                    help="how the m items are drawn: with replacement (binomial) or without "
                         "(hypergeometric); default binomial")
     add_format_option(p)

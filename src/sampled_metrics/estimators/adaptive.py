@@ -86,6 +86,7 @@ def draw_adaptive(r, n, sizes=DEFAULT_SIZES, sampling: str = "binomial",
     if r.size == 0:
         raise ValueError("no true ranks given")
     s = check_sizes(sizes, int(n_arr.min()), sampling)
+    sampling = check_sampling(sampling)
     rng = np.random.default_rng(rng)
     if r.min() < 1 or np.any(r > n_arr):
         raise ValueError("true ranks must lie in 1..n")
@@ -163,7 +164,7 @@ def adaptive_mle(stage, count, n: int, sizes=DEFAULT_SIZES, sampling: str = "bin
     :func:`adaptive_likelihood`, by the EM map pi_r <- pi_r sum_j h_j L[r, j] / (L^T pi)_j
     accelerated as in :func:`sampled_metrics.estimators.mle` (same stopping rule, uniform
     start)."""
-    check_sampling(sampling)
+    sampling = check_sampling(sampling)
     L, h = adaptive_likelihood(stage, count, n, sizes, sampling)
     tol = MLE_TOL["squarem"] if tol is None else float(tol)
     pi = np.full(n, 1.0 / n)

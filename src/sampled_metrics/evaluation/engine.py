@@ -50,6 +50,7 @@ from ..checks import check_allocation
 from ..datasets import Split
 from ..logs import progress
 from ..metrics import parse_metrics
+from ..sampling import check_sampling
 from ..seeds import generator
 from . import kernels
 from .negatives import BLOCK_USERS, CandidateTable, check_sample_size, negatives_generator
@@ -289,6 +290,7 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
         same pass.
     """
     check_tie(tie)
+    sampling = check_sampling(sampling)
     if candidates not in CANDIDATES:
         raise ValueError(f"candidates must be one of {', '.join(CANDIDATES)}, got "
                          f"{candidates!r}")

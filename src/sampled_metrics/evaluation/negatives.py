@@ -173,7 +173,7 @@ def check_sample_size(n_u, m: int, sampling: str) -> None:
     Without replacement a user needs m + 1 candidates (its held-out item and m others),
     with replacement 2.
     """
-    check_sampling(sampling)
+    sampling = check_sampling(sampling)
     if isinstance(m, bool) or int(m) != m or m < 1:
         raise ValueError(f"number of negatives m must be a positive integer, got {m!r}")
     n_u = np.asarray(n_u, dtype=np.int64)

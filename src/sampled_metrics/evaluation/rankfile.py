@@ -110,7 +110,7 @@ class RankFile:
             if np.asarray(getattr(self, key)).shape != U:
                 raise ValueError(f"{key} must have one entry per user ({U[0]}), got shape "
                                  f"{np.asarray(getattr(self, key)).shape}")
-        check_sampling(self.sampling)
+        self.sampling = check_sampling(self.sampling)
         if self.negatives not in NEGATIVES:
             raise ValueError(f"negatives must be one of {', '.join(NEGATIVES)}, got "
                              f"{self.negatives!r}")

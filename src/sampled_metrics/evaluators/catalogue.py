@@ -300,7 +300,7 @@ def resolve_sampling(sampling, evaluator, *, long: bool | None,
     --------
     >>> resolve_sampling(None, "rechorus", long=True), resolve_sampling(None, None, long=True)
     ('hypergeometric', 'binomial')
-    >>> resolve_sampling("hypergeometric", "RecHorus", long=True)
+    >>> resolve_sampling("Hypergeometric", "RecHorus", long=True)
     'hypergeometric'
     >>> resolve_sampling("binomial", "rechorus", long=True)
     Traceback (most recent call last):
@@ -308,13 +308,12 @@ def resolve_sampling(sampling, evaluator, *, long: bool | None,
     ValueError: sampling 'binomial' contradicts evaluator 'rechorus', whose ranks follow \
 the hypergeometric law
     """
-    if sampling is not None:
-        check_sampling(sampling)
+    given = None if sampling is None else check_sampling(sampling)
     if evaluator is None:
-        return sampling or "binomial"
+        return given or "binomial"
     e = correctable_evaluator(evaluator)
     law = e.sampling if long is None else evaluator_sampling(e, long=long)
-    if sampling is not None and sampling != law:
+    if given is not None and given != law:
         raise ValueError(f"{names[0]} {sampling!r} contradicts {names[1]} {e.name!r}, whose "
                          f"ranks follow the {law} law")
     return law

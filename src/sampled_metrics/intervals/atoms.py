@@ -141,7 +141,7 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
     s = np.asarray(sampled_ranks, dtype=np.int64)
     n_u = np.asarray(n_u, dtype=np.int64)
     m_u = np.asarray(m_u, dtype=np.int64)
-    check_sampling(sampling)
+    sampling = check_sampling(sampling)
     out = np.empty((s.size, a.size))
     pairs, group = np.unique(np.stack([n_u, m_u]), axis=1, return_inverse=True)
     group = group.reshape(-1)

@@ -100,7 +100,7 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     >>> bool(out.ci_low[0] <= truth <= out.ci_high[0])
     True
     """
-    check_sampling(sampling)
+    sampling = check_sampling(sampling)
     check_level("level", level)
     metrics = parse_metrics(metrics)
     s = np.asarray(sampled_ranks).reshape(-1)

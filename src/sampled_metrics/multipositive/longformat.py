@@ -46,6 +46,7 @@ from ..corrections.vectors import correction_label
 from ..evaluators.catalogue import get_evaluator
 from ..metrics import parse_metrics
 from ..resampling import bootstrap_means, percentile_interval
+from ..sampling import check_sampling
 from ..textfile import EXACT, Column, read_columns
 from ..textfile.text import show, split_header, strip_bom
 from .positives import DEFAULT_MAX_M, PositiveTable, RowError, correct_positives
@@ -313,6 +314,7 @@ def check_pools(long: LongPositions, sampling: str, recommended: bool = False) -
     drawn: more distinct negatives than its pool (hypergeometric, M_u > N_u) or, for the
     recommended answer, whose law of n_u = N_u + 1 candidates needs n_u > M_u, a list of
     M_u >= n_u negatives (binomial)."""
+    sampling = check_sampling(sampling)
     table = long.table
     N, M = table.n_nonrelevant, table.n_negatives
     bad = M > N                                    # both rules come to M_u <= N_u

@@ -251,7 +251,7 @@ def correct_positives(table: PositiveTable, metrics, corrections, sampling: str 
 
     Returns a dict {(metric name, correction label): per-user values (U,)}.
     """
-    check_sampling(sampling)
+    sampling = check_sampling(sampling)
     if isinstance(max_m, bool) or int(max_m) != max_m or max_m < 1:
         raise ValueError(f"max_m must be a positive integer, got {max_m!r}")
     metrics = [parse_metric(x) for x in metrics]

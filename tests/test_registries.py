@@ -1,0 +1,95 @@
+"""One registry mechanism: every named set a user types is resolved by
+``sampled_metrics.registry`` (a ``Registry``, or its ``resolve_name`` for a set kept as a
+tuple or a dict): stripped, in any case, ``-`` and ``_`` alike, to the canonical name the
+library stores and writes; an unknown name gets one message, ``unknown <what> <name as
+written>; expected one of <the names>``. And no other module writes that message by hand."""
+import re
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+from sampled_metrics.registry import (COMPARE_METHODS, CORRECT_METHODS, CORRECTIONS, ESTIMATORS,
+                                      SAMPLING_LAWS, Registry, resolve_name, unknown_name)
+from sampled_metrics.sampling import draw_sampled_ranks, rank_pmf
+
+#: every Registry, by the name it is imported as
+REGISTRIES = {"CORRECTIONS": CORRECTIONS, "ESTIMATORS": ESTIMATORS,
+              "COMPARE_METHODS": COMPARE_METHODS, "CORRECT_METHODS": CORRECT_METHODS,
+              "SAMPLING_LAWS": SAMPLING_LAWS}
+
+
+def _spellings(name: str) -> list[str]:
+    """Other ways a user may write ``name``: capitals, spaces around it, '-' for '_'."""
+    return [name.upper(), f"  {name.title()} ", name.replace("_", "-"), name.replace("-", "_")]
+
+
+@pytest.mark.parametrize("label", REGISTRIES)
+def test_every_registry_resolves_any_case_to_its_canonical_name(label):
+    registry = REGISTRIES[label]
+    assert isinstance(registry, Registry) and len(registry) >= 2
+    for name, entry in registry.items():
+        assert entry.name == name
+        for text in [name, *_spellings(name)]:
+            assert registry.resolve(text) == (name, None), (label, text)
+            assert registry.canonical(text) == name, (label, text)
+    for alias, name in registry.aliases().items():
+        for text in [alias, *_spellings(alias)]:
+            assert registry.canonical(text) == name, (label, text)
+
+
+@pytest.mark.parametrize("label", REGISTRIES)
+@pytest.mark.parametrize("text", ["no-such Name", None, ["x"], 3, ""])
+def test_every_registry_refuses_an_unknown_name_in_one_format(label, text):
+    registry = REGISTRIES[label]
+    with pytest.raises(ValueError) as err:
+        registry.resolve(text)
+    assert str(err.value) == (f"unknown {registry.kind} {text!r}; expected one of "
+                              f"{registry.choices()}")
+    assert "\n" not in str(err.value)
+
+
+def test_a_number_the_name_carries():
+    assert CORRECTIONS.resolve(" BV_0.1") == ("bv", 0.1)
+    assert ESTIMATORS.resolve("bv-0.01") == ("bv", 0.01)
+    assert CORRECT_METHODS.resolve("bv0.5") == ("bv", 0.5)
+    with pytest.raises(ValueError, match="^unknown correction 'cls_0.1'; expected one of"):
+        CORRECTIONS.resolve("cls_0.1")              # cls carries no number
+    with pytest.raises(ValueError, match="^unknown correction 'bv_0.1'; expected one of"):
+        CORRECTIONS.canonical("bv_0.1")             # a name alone, without its number
+
+
+def test_the_listing_is_the_help_texts():
+    assert CORRECTIONS.choices() == ("sampled, rank_estimate, minimal_bias, cls, bv_<gamma>, "
+                                     "mapping")
+    assert CORRECT_METHODS.choices() == "recommended, " + CORRECTIONS.choices()
+    assert COMPARE_METHODS.choices() == CORRECTIONS.choices() + ", mn, mle, mes"
+    assert SAMPLING_LAWS.choices() == "binomial, hypergeometric"
+
+
+def test_register_refuses_a_name_taken_in_another_spelling():
+    registry = Registry("toy", [])
+    registry.register(type("E", (), {"name": "per_user", "aliases": ("pu",)})())
+    for name in ("Per-User", "PU"):
+        with pytest.raises(ValueError, match=f"^toy {name} is registered already$"):
+            registry.register(type("E", (), {"name": name})())
+
+
+def test_resolve_name_of_a_plain_set():
+    names = ("non-increasing", "none")
+    assert resolve_name("shape", "Non_Increasing", names) == "non-increasing"
+    assert resolve_name("metric", " MAP ", ("ap",), {"map": "ap"}) == "ap"
+    with pytest.raises(ValueError) as err:
+        resolve_name("shape", "flat", names)
+    assert str(err.value) == str(unknown_name("shape", "flat", names)) == (
+        "unknown shape 'flat'; expected one of non-increasing, none")
+    with pytest.raises(ValueError, match=r"^unknown metric 'x@10'; expected one of ap, ndcg$"):
+        resolve_name("metric", "x", ("ap", "ndcg"), shown="x@10")
+
+
+def test_a_sampling_law_in_capitals_gives_the_same_bits():
+    r = np.arange(1, 201)
+    for law in SAMPLING_LAWS:
+        assert np.array_equal(rank_pmf(r, 200, 20, law.upper()), rank_pmf(r, 200, 20, law))
+        assert np.array_equal(draw_sampled_ranks(r, 200, 20, f" {law.title()}", rng=4),
+                              draw_sampled_ranks(r, 200, 20, law, rng=4))
