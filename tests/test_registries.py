@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
+from sampled_metrics.evaluators import EVALUATORS
 from sampled_metrics.registry import (COMPARE_METHODS, CORRECT_METHODS, CORRECTIONS, ESTIMATORS,
                                       SAMPLING_LAWS, Registry, resolve_name, unknown_name)
 from sampled_metrics.sampling import draw_sampled_ranks, rank_pmf
@@ -16,7 +17,7 @@ from sampled_metrics.sampling import draw_sampled_ranks, rank_pmf
 #: every Registry, by the name it is imported as
 REGISTRIES = {"CORRECTIONS": CORRECTIONS, "ESTIMATORS": ESTIMATORS,
               "COMPARE_METHODS": COMPARE_METHODS, "CORRECT_METHODS": CORRECT_METHODS,
-              "SAMPLING_LAWS": SAMPLING_LAWS}
+              "SAMPLING_LAWS": SAMPLING_LAWS, "EVALUATORS": EVALUATORS}
 
 
 def _spellings(name: str) -> list[str]:

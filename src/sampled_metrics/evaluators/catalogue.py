@@ -29,15 +29,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..registry import check_sampling
+from ..registry import Registry, check_sampling
 
-__all__ = ["DRAWS", "SELF_DRAWS", "TIES", "Evaluator", "EVALUATORS", "get_evaluator",
+__all__ = ["DRAWS", "SELF_DRAWS", "EVALUATOR_TIE_RULES", "Evaluator", "EVALUATORS", "get_evaluator",
            "evaluator_names", "correctable_evaluator", "evaluator_sampling", "resolve_sampling",
            "evaluator_notes"]
 
 DRAWS = ("with_replacement", "without_replacement", "popularity", "top_popular")
 SELF_DRAWS = ("never", "tied", "merged")
-TIES = ("pessimistic", "optimistic", "random")
+#: where an evaluator puts a negative that ties with the positive (its ``ties``)
+EVALUATOR_TIE_RULES = ("pessimistic", "optimistic", "random")
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,8 @@ _HR = "1 if the positive's rank <= k"
 _NDCG = "1 / log2(rank + 1) if rank <= k"
 _MRR = "1 / rank of the first positive if <= k"
 
-EVALUATORS = {e.name: e for e in (
+#: the evaluators by name, in catalogue order (``sampled-metrics evaluators`` lists them)
+EVALUATORS = Registry("evaluator", (
     Evaluator(
         "sasrec", "SASRec",
         ("kang205/SASRec util.py evaluate @e373896",
@@ -209,7 +211,7 @@ EVALUATORS = {e.name: e for e in (
         (("Hit@k", "hit@k", _HR), ("NDCG@k", "ndcg@k", _NDCG)),
         refused="popularity-sampled positions need each draw's probability: use "
                 "integrations.recbole.capture"),
-)}
+))
 
 
 def evaluator_names() -> list[str]:
@@ -220,8 +222,9 @@ def evaluator_names() -> list[str]:
 def get_evaluator(name) -> Evaluator:
     """What an evaluator samples, ranks and reports: its catalogue entry.
 
-    The entry called ``name``, in any case and without surrounding spaces (an
-    :class:`Evaluator` passes through), else a one-line ValueError listing the names.
+    The entry ``name`` names (:meth:`~sampled_metrics.registry.Registry.canonical`: in any
+    case, without surrounding spaces; an :class:`Evaluator` passes through), else a
+    one-line ValueError listing the names.
 
     Examples
     --------
@@ -238,11 +241,7 @@ recbole-uni, recbole-pop
     """
     if isinstance(name, Evaluator):
         return name
-    key = name.strip().lower() if isinstance(name, str) else None
-    if key not in EVALUATORS:
-        raise ValueError(f"unknown evaluator {name!r}; expected one of "
-                         f"{', '.join(EVALUATORS)}")
-    return EVALUATORS[key]
+    return EVALUATORS[EVALUATORS.canonical(name)]
 
 
 def correctable_evaluator(evaluator) -> Evaluator:
