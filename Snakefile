@@ -43,6 +43,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/ranks.smk"
 include: "workflow/rules/kdd_study.smk"
 include: "workflow/rules/kdd_seeds.smk"
+include: "workflow/rules/results_table.smk"
 include: "workflow/rules/jin.smk"
 include: "workflow/rules/practice.smk"
 
@@ -61,6 +62,7 @@ rule all:
     input:
         toy_targets(),
         study_targets(),
+        table_targets(),
         jin_targets(),
         practice_targets(),
     default_target: True

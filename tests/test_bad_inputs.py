@@ -614,6 +614,9 @@ def test_m_is_checked_against_the_items_of_a_local_interactions_file(tmp_path, m
     ("study:\n  figure5:\n    edges: [10]\n    bins: 3\n",
      "sampled-metrics: config key study.figure5: unknown key 'bins'"),
     ("study:\n  tie: average\n", "sampled-metrics: config key study.tie: 'average'"),
+    ("study:\n  results_table:\n    recommenders: [X, W]\n",
+     "sampled-metrics: config key study.results_table.recommenders[1]: recommender 'W' is not "
+     "in 'recommenders'"),
     ("study:\n  model_seeds: [1, 2, 1]\n",
      "sampled-metrics: config key study.model_seeds: expected every value once"),
     ("study:\n  repeats: 1000000000\n", "sampled-metrics: config key study.repeats: "

@@ -1,5 +1,6 @@
 """End-to-end: run the Snakemake workflow on config/test.yaml in a temporary copy."""
 import hashlib
+import io
 import json
 import re
 import subprocess
@@ -62,6 +63,50 @@ def test_study_artefacts(workdir):
             assert not (workdir / f"figures/{name}.{ext}").exists()
     buckets = pd.read_csv(workdir / "results/synthetic/figure5.csv")
     assert buckets.groupby("recommender").users.sum().eq(300).all()
+
+
+def test_results_table_is_the_command_on_the_rank_files(workdir, capsys):
+    """The rule's table is what ``sampled-metrics table`` prints on the same rank files (the
+    models' rows to the command's 6 printed digits, the Markdown to the byte), and its exact column
+    is Table 3's exact metric, computed by another path."""
+    from conftest import run_cli
+
+    config = yaml.safe_load((workdir / "config/test.yaml").read_text())
+    recs = config["study"]["results_table"]["recommenders"]
+    for dataset in config["study"]["datasets"]:
+        out = workdir / "results" / dataset
+        table = pd.read_csv(out / "results_table.csv")
+        assert set(table.model) == set(recs) and set(table.correction) == {"recommended",
+                                                                           "sampled"}
+        files = [str(out / "ranks" / f"{r}.npz") for r in recs]
+        argv = ["table", *files, "--m", str(config["study"]["m"]), "--repeat", "0",
+                "--seed", str(config["seed"]), "--metric", ",".join(config["study"]["metrics"]),
+                "--method", "recommended,sampled"]
+        code, csv, err = run_cli(capsys, *argv, "--format", "csv")
+        assert code == 0, err
+        cli = pd.read_csv(io.StringIO(csv))
+        mine = table.drop(columns=["exact", "repeat"])
+        assert list(cli.columns) == list(mine.columns)
+        for column in ("value", "std_error", "ci_low", "ci_high"):
+            # the command prints 6 significant digits (%.6g), the file 10: half a unit of
+            # the 6th digit, 5e-6 relative, plus the file's 5e-10
+            np.testing.assert_allclose(mine[column], cli[column], rtol=5e-6 + 5e-10, atol=0)
+        assert mine[["model", "letter", "metric", "correction", "beats"]].fillna("").equals(
+            cli[["model", "letter", "metric", "correction", "beats"]].fillna(""))
+        code, md, err = run_cli(capsys, *argv, "--format", "markdown")
+        assert code == 0 and md == (out / "results_table.md").read_text(), err
+        t3 = pd.read_csv(out / "table3.csv").query("method == 'exact'")
+        exact = t3.set_index(["recommender", "metric"])["mean"]
+        both = table[table.model.isin(exact.index.get_level_values(0))]
+        # the same mean of the same per-user metric, summed in another order
+        np.testing.assert_allclose(both.exact, [exact[(r, x)] for r, x in
+                                                zip(both.model, both.metric)],
+                                   rtol=1e-9, atol=0)
+        tex = (out / "results_table.tex").read_text()
+        assert r"\toprule" in tex and tex.count(r"\textbf{") == len(config["study"]["metrics"])
+        assert "<table>" in (out / "results_table.html").read_text()
+        for ext in ("pdf", "png"):
+            assert (workdir / f"figures/{dataset}/results_table.{ext}").stat().st_size > 1000
 
 
 def test_jin_artefacts(workdir):

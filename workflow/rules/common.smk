@@ -207,6 +207,12 @@ def study_targets():
     return out
 
 
+def table_targets():
+    """The results table and its figure for every dataset of the study, when the config
+    names the table's recommenders (study.results_table)."""
+    return artefacts("results_table.smk", dataset=PLAN.table_datasets())
+
+
 def jin_targets():
     """Jin et al. Tables 2 and 4, Figures 1-3 for every dataset of jin.datasets (default: the
     study's datasets and their views; a view gets no Figure 3, which needs a second m), and

@@ -66,7 +66,7 @@ def add_parser(sub) -> None:
 
 def run(args):
     """The results table laid out for ``--format`` (csv: the tidy rows)."""
-    from ..compare.layout import results_cells
+    from ..compare.layout import DOCUMENTS, results_cells, results_document
     from ..compare.matching import check_rank_files
     from ..compare.table import results_table
     from ..multipositive.longformat import long_format
@@ -130,8 +130,9 @@ def run(args):
         return result.pairs
     if args.format == "csv":
         return result.models
-    cells, caption = results_cells(result, {"table": "text"}.get(args.format, args.format))
-    return Rendered(_layout(cells, caption, args.format), result.notes)
+    if args.format in DOCUMENTS:
+        return Rendered(results_document(result, args.format), result.notes)
+    return Rendered(_layout(*results_cells(result, "text")), result.notes)
 
 
 def _check_bootstrap(args) -> None:
@@ -146,18 +147,11 @@ def _check_bootstrap(args) -> None:
     check_integer("--seed", args.seed, 0)
 
 
-def _layout(cells, caption: str, form: str) -> str:
+def _layout(cells, caption: str) -> str:
     """The wide cells as the terminal's blocks of metrics within :data:`WIDTH` columns and
-    the caption below, or as Markdown or LaTeX."""
+    the caption below."""
     import textwrap
 
-    from ..writers import render_latex, render_markdown
-
-    if form == "markdown":
-        return render_markdown(cells, note=caption)
-    if form == "latex":
-        return render_latex(cells, caption=caption, escape=False,
-                            align="cl" + "c" * (cells.shape[1] - 2))
     blocks, block = [], []
     fixed = [max(len(str(x)) for x in [c, *cells[c]]) + 1 for c in cells.columns[:2]]
     for metric in cells.columns[2:]:

@@ -27,10 +27,10 @@ import html
 import pandas as pd
 
 from ..intervals.recommended import RECOMMENDED
-from ..writers import latex_escape
+from ..writers import latex_escape, render_html, render_latex, render_markdown
 from .table import ResultsTable
 
-__all__ = ["STYLES", "results_cells", "results_caption"]
+__all__ = ["STYLES", "DOCUMENTS", "results_cells", "results_caption", "results_document"]
 
 #: the mark-ups of a cell
 STYLES = ("text", "markdown", "latex", "html")
@@ -88,6 +88,26 @@ def results_cells(table: ResultsTable, style: str = "text") -> tuple[pd.DataFram
             out[row.metric].append(_cell(row.value, row.ci_low, row.ci_high,
                                          row.value == best[row.metric], row.beats, style))
     return pd.DataFrame(out), results_caption(table, style)
+
+
+#: the documents :func:`results_document` writes
+DOCUMENTS = ("markdown", "latex", "html")
+
+
+def results_document(table: ResultsTable, form: str) -> str:
+    """The results table as a document to paste: ``markdown`` (the caption below),
+    ``latex`` (booktabs: the letter and the values centred, the caption in ``\\caption``)
+    or ``html`` (a standalone page, the caption below), from :func:`results_cells`."""
+    if form not in DOCUMENTS:
+        raise ValueError(f"unknown document {form!r}; expected one of {', '.join(DOCUMENTS)}")
+    cells, caption = results_cells(table, form)
+    if form == "markdown":
+        return render_markdown(cells, note=caption)
+    if form == "latex":
+        return render_latex(cells, caption=caption, escape=False,
+                            align="cl" + "c" * (cells.shape[1] - 2))
+    # the page escapes the caption itself: take it unescaped (the same words as Markdown's)
+    return render_html(cells, note=results_caption(table, "markdown"), escape=False)
 
 
 def results_caption(table: ResultsTable, style: str = "text") -> str:

@@ -16,7 +16,7 @@ from ..atomic import atomic_output  # noqa: E402
 from ..metrics import parse_metric  # noqa: E402
 
 __all__ = ["save", "figure1", "figure2", "figure3", "figure4", "figure5", "figure6",
-           "rank_distribution_figure", "practice_figure"]
+           "rank_distribution_figure", "practice_figure", "results_figure"]
 
 LABELS = {"auc": "AUC", "ap": "Average Precision", "ndcg": "NDCG", "recall@10": "Recall@10",
           "ndcg@10": "NDCG@10", "precision@10": "Precision@10"}
@@ -248,4 +248,43 @@ def practice_figure(table: pd.DataFrame, out_stem) -> None:
                 ax.set_ylabel(f"{metric}: sampled / exact", fontsize=8)
     axes[0, 0].legend(fontsize=7)
     fig.tight_layout()
+    save(fig, out_stem)
+
+
+def results_figure(rows: pd.DataFrame, out_stem, title: str) -> None:
+    """The results table's intervals: one panel per metric, one line per model in table
+    order (top: the best), the headline value as a dot on its interval, the exact value
+    (where the frame has an ``exact`` column) as a cross, and the letters of the models each
+    one beats (the headline rows of
+    :func:`sampled_metrics.workflow.steps.results_table.study_results_table`)."""
+    metrics = list(dict.fromkeys(rows.metric))
+    order = list(dict.fromkeys(rows.model))
+    fig, axes = plt.subplots(1, len(metrics), squeeze=False,
+                             figsize=(2.6 * len(metrics) + 0.8, 0.45 * len(order) + 1.3),
+                             sharey=True)
+    ys = np.arange(len(order))[::-1]
+    for ax, metric in zip(axes[0], metrics):
+        g = rows[rows.metric == metric].set_index("model").loc[order]
+        ax.hlines(ys, 100 * g.ci_low, 100 * g.ci_high, color="tab:blue", lw=2)
+        ax.plot(100 * g.value, ys, "o", color="tab:blue", ms=4, label="estimate, interval")
+        if "exact" in g:
+            ax.plot(100 * g.exact, ys, "x", color="black", ms=5, label="exact")
+        for y, high, beats in zip(ys, g.ci_high, g.beats.fillna("")):
+            if beats:
+                ax.annotate(f">{beats}", (100 * high, y), xytext=(3, 0),
+                            textcoords="offset points", va="center", fontsize=7,
+                            color="dimgray")
+        lo, hi = 100 * g.ci_low.min(), 100 * g.ci_high.max()
+        ax.set_xlim(lo - 0.05 * (hi - lo), hi + 0.22 * (hi - lo))   # room for the letters
+        ax.set_title(LABELS.get(metric, metric), fontsize=9)
+        ax.set_xlabel("%", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(axis="x", lw=0.3)
+    axes[0, 0].set_yticks(ys)
+    axes[0, 0].set_yticklabels([f"{g}  {x}" for g, x in
+                                zip(rows.drop_duplicates("model").letter, order)], fontsize=8)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=len(labels), frameon=False)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     save(fig, out_stem)

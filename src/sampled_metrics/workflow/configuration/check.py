@@ -39,6 +39,7 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
+from ...compare.familywise import FAMILYWISE_METHODS
 from ...corrections.lookup import N_MODES
 from ...corrections.vectors import parse_correction
 from ...datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_items,
@@ -190,6 +191,7 @@ def library_enums() -> dict:
         ("study", "tie"): TIES,
         ("study", "sampling"): SAMPLING_LAWS,
         ("study", "n_mode"): N_MODES,
+        ("study", "results_table", "familywise"): FAMILYWISE_METHODS,
         ("dataset_protocols", "*", "candidates"): CANDIDATES,
         ("dataset_protocols", "*", "sampling"): SAMPLING_LAWS,
         ("practice", "splits", "[]"): SPLITS,
@@ -373,6 +375,7 @@ def _check_study(config) -> None:
     if not study:
         return
     _recommender_refs(config, ("study", "recommenders"))
+    _recommender_refs(config, ("study", "results_table", "recommenders"))
     known = config.get("datasets") or {}
     for i, name in enumerate(study.get("datasets", [])):
         if name not in known:

@@ -205,10 +205,27 @@ class FanOut:
         """The catalogue entry of recommender ``name`` (``{'model': kind, **parameters}``)."""
         return self.config["recommenders"][name]
 
+    def table_recommenders(self) -> list[str]:
+        """Recommenders of the study's results table (``study.results_table.recommenders``),
+        in config order; none without that key (then no results table is made).
+
+        Examples
+        --------
+        >>> FanOut({"study": {"results_table": {"recommenders": ["A", "B"]}}}).table_recommenders()
+        ['A', 'B']
+        >>> FanOut({"study": {}}).table_recommenders()
+        []
+        """
+        return list((self.study.get("results_table") or {}).get("recommenders") or [])
+
+    def table_datasets(self) -> list[str]:
+        """Datasets with a results table: the study's, when it names recommenders for one."""
+        return self.study_datasets() if self.table_recommenders() else []
+
     def ranked_recommenders(self) -> list[str]:
-        """Recommenders some table or figure of the study or of Jin ranks: the study's, Jin's
-        and Jin's Figure 1 and 3 recommenders, each once."""
-        recs = list(self.study.get("recommenders") or [])
+        """Recommenders some table or figure of the study or of Jin ranks: the study's, the
+        results table's, Jin's and Jin's Figure 1 and 3 recommenders, each once."""
+        recs = list(self.study.get("recommenders") or []) + self.table_recommenders()
         if self.jin:
             recs += list(self.jin.get("recommenders") or [])
             recs += [(self.jin.get(f) or {}).get("recommender") for f in ("figure1", "figure3")]
@@ -227,7 +244,7 @@ class FanOut:
         """{m: repeats} of the rank file of ``recommender`` on ``dataset`` (on any dataset if
         None), m ascending.
 
-        KDD'20 Table 3 (``study.m``) on the study's datasets; Jin et al.'s Tables 2 and 4
+        KDD'20 Table 3 and the results table (``study.m``) on the study's datasets; Jin et al.'s Tables 2 and 4
         (``jin.m``) on Jin's datasets and views; Jin's Figure 3 (``jin.figure3.m_values``)
         of its recommender on Jin's datasets but not on views. A fit with model seed
         ``seed`` is ranked at Table 3's m only. Every m has ``study.repeats`` repeats.
@@ -244,8 +261,8 @@ class FanOut:
         if seed is not None:
             return {self.study["m"]: self.study["repeats"]}
         sizes = set()
-        if recommender in (self.study.get("recommenders") or []) and (
-                dataset is None or dataset in self.study_datasets()):
+        study = list(self.study.get("recommenders") or []) + self.table_recommenders()
+        if recommender in study and (dataset is None or dataset in self.study_datasets()):
             sizes.add(self.study["m"])
         if self.jin and (dataset is None or dataset in self.jin_datasets()):
             if recommender in self.jin["recommenders"]:
