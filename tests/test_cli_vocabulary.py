@@ -6,7 +6,7 @@ import pytest
 from conftest import run_cli, toy_rank_file
 
 from sampled_metrics.cli import build_parser
-from sampled_metrics.registry import COMPARE_METHODS, CORRECTIONS, ESTIMATORS
+from sampled_metrics.registry import COMPARE_METHODS, CORRECT_METHODS, CORRECTIONS, ESTIMATORS
 
 COMMANDS = build_parser()._subparsers._group_actions[0].choices
 
@@ -36,7 +36,8 @@ def test_the_metric_default_is_one():
     assert set(defaults.values()) == {"recall@10,ndcg@10,ap"}
 
 
-@pytest.mark.parametrize("command, registry", [("correct", CORRECTIONS), ("plan", CORRECTIONS),
+@pytest.mark.parametrize("command, registry", [("correct", CORRECT_METHODS),
+                                               ("plan", CORRECTIONS),
                                                ("estimate", ESTIMATORS),
                                                ("compare", COMPARE_METHODS),
                                                ("table", CORRECTIONS)])

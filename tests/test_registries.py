@@ -94,3 +94,20 @@ def test_a_sampling_law_in_capitals_gives_the_same_bits():
         assert np.array_equal(rank_pmf(r, 200, 20, law.upper()), rank_pmf(r, 200, 20, law))
         assert np.array_equal(draw_sampled_ranks(r, 200, 20, f" {law.title()}", rng=4),
                               draw_sampled_ranks(r, 200, 20, law, rng=4))
+
+
+def test_the_recommended_answer_is_read_from_the_registry():
+    """correct takes the recommended answer by its registry name, in any case, as one row
+    beside the corrections; sampled-metrics methods lists it from CORRECT_METHODS."""
+    from sampled_metrics.cli.methods import REGISTRIES
+    from sampled_metrics.intervals import correct
+    rng = np.random.default_rng(2)
+    ranks = draw_sampled_ranks(np.clip(rng.geometric(0.02, 400), 1, 500), 500, 50, rng=rng)
+    want = correct(ranks, 500, 50, "recall@10", ["recommended", "cls"], bootstrap=40)
+    got = correct(ranks, 500, 50, "recall@10", [" Recommended", "CLS"], bootstrap=40)
+    assert got.correction.tolist() == ["recommended", "cls"]
+    assert got.drop(columns="correction").equals(want.drop(columns="correction"))
+    with pytest.raises(ValueError, match="^correction 'RECOMMENDED' is given twice "
+                                         r"\(also as 'recommended'\)$"):
+        correct(ranks, 500, 50, "recall@10", ["recommended", "RECOMMENDED"], bootstrap=0)
+    assert REGISTRIES["correct"] is CORRECT_METHODS

@@ -1,6 +1,7 @@
 """MkDocs hook: the Design page's table of the public API (each top-level name, its task and
 its example, read from the installed package's docstrings) and its table of the registries
-(every named method, read from ``sampled_metrics.registry``), so neither can drift."""
+(every named method and sampling law, read from ``sampled_metrics.registry``), so neither can
+drift."""
 from __future__ import annotations
 
 import re
@@ -40,11 +41,14 @@ def api_table() -> str:
 
 
 def registry_table() -> str:
-    from sampled_metrics.registry import COMPARE_METHODS, CORRECTIONS, ESTIMATORS
+    from sampled_metrics.registry import (COMPARE_METHODS, CORRECT_METHODS, CORRECTIONS,
+                                          ESTIMATORS, SAMPLING_LAWS)
     rows = ["| registry | name | aliases | options | what |", "|---|---|---|---|---|"]
     for label, registry in (("`CORRECTIONS`", CORRECTIONS), ("`ESTIMATORS`", ESTIMATORS),
-                            ("`COMPARE_METHODS`", COMPARE_METHODS)):
-        own = registry._own if registry is COMPARE_METHODS else registry
+                            ("`COMPARE_METHODS`", COMPARE_METHODS),
+                            ("`CORRECT_METHODS`", CORRECT_METHODS),
+                            ("`SAMPLING_LAWS`", SAMPLING_LAWS)):
+        own = registry._own         # the entries it adds to the registries it includes
         for e in own.values():
             rows.append(f"| {label} | `{e.label}` | {', '.join(e.aliases)} | "
                         f"{', '.join(e.options)} | {e.summary.replace('|', chr(92) + '|')} |")

@@ -2,7 +2,7 @@
 sampled ranks, or from a long-format CSV of several positives per user (see ``--help``)."""
 from __future__ import annotations
 
-from ..registry import CORRECTIONS, DEFAULT_METHODS, name_list
+from ..registry import CORRECT_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
     check_rank_text, file_name, read_rank_files, read_sampled_ranks, resolve_cli_sampling, \
@@ -39,7 +39,7 @@ def add_parser(sub) -> None:
                    "with a header (then give --column), a workflow rank file "
                    "results/<dataset>/ranks/<recommender>.npz, or a long-format CSV")
     add_metric_option(p)
-    add_method_option(p, CORRECTIONS, DEFAULT, extra="recommended, ")
+    add_method_option(p, CORRECT_METHODS, DEFAULT)
     p.add_argument("--gamma", type=float, help="gamma in [0, 1] for the method 'bv' (eq. 24)")
     add_sample_options(p)
     add_evaluator_option(p)
@@ -88,8 +88,7 @@ def _correct_long(args, kind: str):
     """``correct`` on a long-format CSV of several positives per user, in the format
     ``kind`` that ``multipositive.longformat.long_format`` found (positions or draws)."""
     from ..corrections.vectors import correction_label
-    from ..intervals.recommended import RECOMMENDED
-    from ..intervals.table import correct_positions
+    from ..intervals.table import correct_positions, is_recommended
     from ..multipositive.longformat import merge_evaluator, read_long, summarise_long
 
     for option in ("n", "m", "repeat"):
@@ -108,7 +107,7 @@ def _correct_long(args, kind: str):
         _check_draw_options(args)
         if args.method == ",".join(DEFAULT):
             corrections = ["sampled", "weighted_rank_estimate"]
-        elif RECOMMENDED in corrections:
+        elif any(map(is_recommended, corrections)):
             raise ValueError(f"{args.ranks}: the recommended answer needs uniform negatives; "
                              "popularity-sampled draws allow the corrections sampled and "
                              "weighted_rank_estimate")

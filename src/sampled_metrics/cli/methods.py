@@ -2,13 +2,14 @@
 the registries (:mod:`sampled_metrics.registry`)."""
 from __future__ import annotations
 
-from ..registry import COMPARE_METHODS, CORRECTIONS, ESTIMATORS
+from ..registry import COMPARE_METHODS, CORRECT_METHODS, CORRECTIONS, ESTIMATORS
 from .inputs import add_format_option
 
 __all__ = ["add_parser", "run", "REGISTRIES"]
 
 #: the registries by the commands that read them
-REGISTRIES = {"correct, plan": CORRECTIONS, "estimate": ESTIMATORS, "compare": COMPARE_METHODS}
+REGISTRIES = {"correct": CORRECT_METHODS, "plan": CORRECTIONS, "estimate": ESTIMATORS,
+              "compare": COMPARE_METHODS}
 
 
 def add_parser(sub) -> None:
@@ -25,8 +26,7 @@ def run(args):
     """One row per method: the commands that take it, its aliases, options and summary."""
     import pandas as pd
 
-    rows = {"recommended": ["recommended", ["correct"], "", "",
-                            "the full-ranking metric with an interval that covers it"]}
+    rows = {}
     for commands, registry in REGISTRIES.items():
         for e in registry.values():
             row = rows.setdefault(e.name, [e.label, [], ", ".join(e.aliases),

@@ -38,6 +38,7 @@ from ..metrics import parse_metrics
 from ..multipositive.positives import positive_normaliser
 from ..parallel import thread_count
 from ..multipositive.shifted import ShiftedMetric
+from ..registry import RECOMMENDED
 from ..sampling import check_sampling
 from .atoms import atom_grid, atom_metric, atom_ranges, histogram_atoms, user_atoms
 from .profile import mixture_mle, profile_ranges
@@ -46,8 +47,6 @@ __all__ = ["RECOMMENDED", "recommended_interval"]
 
 #: the strata of several positives: shifts and positive counts from this on share one P
 STRATA = 4
-#: the row label of the recommended answer
-RECOMMENDED = "recommended"
 #: the profile's ends run on several threads from this many distinct observations on (below
 #: it, as for a histogram of m + 1 sampled ranks, a solve takes milliseconds and threads cost
 #: more than they save; the bits are the same either way)

@@ -17,13 +17,13 @@ from ..evaluators.catalogue import resolve_sampling
 from ..metrics import parse_metrics
 from ..multipositive.longformat import check_pools, merge_evaluator, read_long, \
     summarise_long
-from ..registry import DEFAULT_METHODS, name_list
+from ..registry import CORRECT_METHODS, DEFAULT_METHODS, name_list
 from ..resampling import COVERS_FULL, COVERS_NOISE, bootstrap_histograms, percentile_interval
 from ..sampling import check_nm
 from .recommended import RECOMMENDED, recommended_interval
 
 __all__ = ["DEFAULT_CORRECTIONS", "COLUMNS", "NOISE_NOTE", "correct", "correct_positions",
-           "correction_names"]
+           "correction_names", "is_recommended"]
 
 #: what ``correct`` gives unless told otherwise
 DEFAULT_CORRECTIONS = DEFAULT_METHODS["correct"]
@@ -85,17 +85,19 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
     seed = check_integer("seed", seed, 0)
     metrics = parse_metrics(metrics, distinct=True)
     names = correction_names(corrections)
-    specs = [(x, gamma) if x.lower() == "bv" else x for x in names if x != RECOMMENDED]
+    recommended = [is_recommended(x) for x in names]
+    specs = [(x, gamma) if x.lower() == "bv" else x for x, rec in zip(names, recommended)
+             if not rec]
     if gamma is not None and not any(x.lower() == "bv" for x in names):
         raise ValueError(f"gamma {gamma:g} only applies to the correction 'bv', but the "
                          f"corrections are {', '.join(names)}")
-    check_distinct("correction", [x if x == RECOMMENDED else correction_label(
-        x, gamma if x.lower() == "bv" else None) for x in names], names)
+    check_distinct("correction", [RECOMMENDED if rec else correction_label(
+        x, gamma if x.lower() == "bv" else None) for x, rec in zip(names, recommended)], names)
     ranks = check_sampled_ranks("sampled ranks", sampled_ranks, m)
     vectors = correction_vectors(metrics, n, m, specs, sampling) if specs else {}
     boot = bootstrap_histograms(ranks, m, bootstrap, seed) if specs else None
     best = (recommended_interval(ranks, n, m, [x.name for x in metrics], sampling, level)
-            .set_index("metric") if RECOMMENDED in names else None)
+            .set_index("metric") if any(recommended) else None)
     rows = []
     for metric in metrics:
         if best is not None:
@@ -138,18 +140,19 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     check_bootstrap_draws("bootstrap", bootstrap, level)
     metrics = parse_metrics(metrics, distinct=True)
     names = correction_names(corrections)
-    check_distinct("correction", [x if x == RECOMMENDED else correction_label(x)
-                                  for x in names], names)
+    recommended = [is_recommended(x) for x in names]
+    check_distinct("correction", [RECOMMENDED if rec else correction_label(x)
+                                  for x, rec in zip(names, recommended)], names)
     if max_m is not None:
         check_integer("max_m", max_m, 1)
     long = read_long(path)
     sampling = resolve_sampling(sampling, merge_evaluator(evaluator, long.evaluator, long),
                                 long=True)
-    check_pools(long, sampling, RECOMMENDED in names)
-    others = [x for x in names if x != RECOMMENDED]
+    check_pools(long, sampling, any(recommended))
+    others = [x for x, rec in zip(names, recommended) if not rec]
     rows, best = [], None
     table = long.table
-    if RECOMMENDED in names:
+    if any(recommended):
         best = recommended_interval(table.position - table.above,
                                     table.n_nonrelevant[table.user] + 1,
                                     table.n_negatives[table.user],
@@ -173,6 +176,22 @@ def correction_names(corrections) -> list[str]:
     separated by commas, never its letters)."""
     return [correction_label(*x) if isinstance(x, tuple) else str(x)
             for x in name_list(corrections, "correction")]
+
+
+def is_recommended(name) -> bool:
+    """Whether ``name`` asks for the recommended answer: its entry of
+    :data:`~sampled_metrics.registry.CORRECT_METHODS` is the one ``name`` spells (in any
+    case); False for any other name, known or not (the corrections refuse an unknown one).
+
+    Examples
+    --------
+    >>> is_recommended(" Recommended"), is_recommended("bv_0.1"), is_recommended("magic")
+    (True, False, False)
+    """
+    try:
+        return CORRECT_METHODS.resolve(name)[0] == RECOMMENDED
+    except ValueError:
+        return False
 
 
 def _recommended_row(metric: str, row, users: int) -> tuple:
