@@ -344,3 +344,41 @@ def test_long_files_of_other_users_are_refused(capsys, tmp_path):
     code, out, err = run_cli(capsys, "table", str(a), str(b), "--method", "sampled")
     assert code == 2 and f"{a} names evaluator ncf, but {b} names rechorus" in err \
         and err.count("\n") == 1, err
+
+
+def test_table_repeats_is_the_table_of_each_repeat_scored_against_the_exact_order():
+    """table_repeats gives, per repeat and variant, results_table's pairs on that repeat's
+    ranks (same seed plumbing) with the exact difference, and familywise_summary counts
+    the repeats with any confidently wrong verdict and the share of exact orders found."""
+    from sampled_metrics.compare.repeats import familywise_summary, table_repeats
+
+    rng = np.random.default_rng(11)
+    files = {name: toy_rank_file(r, N, M, rng, repeats=3)
+             for name, r in zip("ABC", _true_ranks([0.2, 0.22, 0.6], USERS, rng))}
+    variants = [("mes", "maxstat"), ("sampled", "holm")]
+    with threadpool_limits(1):
+        pairs, models = table_repeats(files, M, METRICS, variants, seed=5, bootstrap=400)
+        again = results_table({k: f.sampled_ranks(M, 2) for k, f in files.items()}, METRICS,
+                              ["sampled"], n=N, m=M, method="sampled", familywise="holm",
+                              seed=5 + 2, bootstrap=400)
+    mine = pairs[(pairs.repeat == 2) & (pairs.method == "sampled")].reset_index(drop=True)
+    assert mine[list(again.pairs.columns)].equals(again.pairs)
+    exact = {(k, x): parse_metric(x).mean(f.exact, f.n_u) for k, f in files.items()
+             for x in METRICS}
+    assert pairs.exact_difference.tolist() == [exact[(a, x)] - exact[(b, x)] for a, b, x in
+                                               zip(pairs.a, pairs.b, pairs.metric)]
+    confident = pairs.verdict != "not_distinguishable"
+    assert not (pairs.wrong & pairs.found).any() and (confident == pairs.wrong | pairs.found).all()
+    right = np.where(pairs.verdict == "a_better", 1, -1) == np.sign(pairs.exact_difference)
+    assert (pairs.found == confident & right).all()
+    summary = familywise_summary(pairs).set_index(["method", "familywise"])
+    for (method, fw), part in pairs.groupby(["method", "familywise"]):
+        row = summary.loc[(method, fw)]
+        assert row.repeats == 3 and row.comparisons == 3 * len(METRICS)
+        assert row.familywise_wrong == part.groupby("repeat").wrong.any().sum()
+        assert row.power == part.found.sum() / (3 * (part[part.repeat == 0]
+                                                     .exact_difference != 0).sum())
+    heads = models[models.method == "mes"]
+    assert set(heads.correction) == {"recommended"}
+    assert (heads.covers_exact == ((heads.ci_low <= heads.exact)
+                                   & (heads.exact <= heads.ci_high))).all()

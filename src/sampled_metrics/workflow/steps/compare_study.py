@@ -3,19 +3,23 @@
 For every pair of recommenders, metric and method, over the repeats of the workflow's rank
 files: how often the verdict of :func:`sampled_metrics.compare.compare_ranks` is confident and
 wrong (against the exact metric on the same users), how often the bootstrap interval alone
-(``naive``) is, and Table 4's count (repeats whose difference has the exact sign).
+(``naive``) is, and Table 4's count (repeats whose difference has the exact sign). For the
+results table of k recommenders (:func:`table_validation`): how often any of a repeat's
+verdicts is confidently wrong (the family-wise claim) and how many exact orders are found.
 """
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pandas as pd
 
-from ...compare.repeats import agreement_summary, compare_repeats
+from ...compare.repeats import (agreement_summary, compare_repeats, familywise_summary,
+                                table_repeats)
 from ...evaluation.rankfile import read_rank_files
-from ..tables import write_validation
+from ..tables import write_csv, write_validation
 
-__all__ = ["validation", "validation_wide"]
+__all__ = ["validation", "validation_wide", "table_validation"]
 
 log = logging.getLogger(__name__)
 
@@ -47,4 +51,42 @@ def validation(rank_paths: dict, m: int, metrics, methods, out_stem, *, seed: in
     write_validation(out_stem, frame, summary, validation_wide(summary), note)
     log.info("compare validation: %d rows, largest wrong rate %.3f", len(summary),
              summary.wrong_rate.max())
+    return summary
+
+
+def table_validation(rank_paths: dict, m: int, metrics, variants, out_stem, *, seed: int = 0,
+                     repeats=None, **options) -> pd.DataFrame:
+    """Write ``<out_stem>_per_repeat.csv`` (every repeat's pairs,
+    :func:`~sampled_metrics.compare.repeats.table_repeats`), ``<out_stem>.csv`` (the summary
+    of :func:`~sampled_metrics.compare.repeats.familywise_summary`), ``<out_stem>.md`` (one
+    row per variant) and ``<out_stem>_models.csv`` (per variant, model and metric: how often
+    the headline interval holds the exact value). ``options`` go to ``results_table``."""
+    files = read_rank_files(rank_paths)
+    pairs, models = table_repeats(files, m, metrics, variants, seed=seed, repeats=repeats,
+                                  **options)
+    summary = familywise_summary(pairs)
+    runs = int(summary.repeats.max())
+    coverage = models.groupby(["method", "familywise", "model", "metric", "correction"],
+                              sort=False).agg(repeats=("repeat", "size"),
+                                              covers_exact=("covers_exact", "sum"),
+                                              exact=("exact", "first"),
+                                              mean_value=("value", "mean")).reset_index()
+    write_csv(coverage, Path(str(out_stem) + "_models.csv"))
+    shown = pd.DataFrame({
+        "verdicts": summary.method, "family-wise control": summary.familywise,
+        "repeats with a confidently wrong verdict": [
+            f"{w} of {r}" for w, r in zip(summary.familywise_wrong, summary.repeats)],
+        "confidently wrong verdicts": [
+            f"{w} of {c * r:,}" for w, c, r in zip(summary.wrong, summary.comparisons,
+                                                   summary.repeats)],
+        "power": [f"{100 * p:.1f} %" for p in summary.power]})
+    note = (f"{len(files)} recommenders, {int(summary.comparisons.iloc[0])} comparisons (pairs "
+            f"x metrics) per repeat, {runs} repeats at m = {m}; power: the share of the "
+            f"comparisons whose exact difference is not 0 that a verdict gets right and "
+            f"confident.")
+    write_validation(out_stem, pairs, summary, shown, note)
+    log.info("table validation: %s", ", ".join(
+        f"{a}/{b} {w}/{r} wrong, power {p:.3f}" for a, b, w, r, p in zip(
+            summary.method, summary.familywise, summary.familywise_wrong, summary.repeats,
+            summary.power)))
     return summary
