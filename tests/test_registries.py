@@ -111,3 +111,16 @@ def test_the_recommended_answer_is_read_from_the_registry():
                                          r"\(also as 'recommended'\)$"):
         correct(ranks, 500, 50, "recall@10", ["recommended", "RECOMMENDED"], bootstrap=0)
     assert REGISTRIES["correct"] is CORRECT_METHODS
+
+
+def test_parse_estimator_reads_the_name_from_the_registry():
+    from sampled_metrics.estimators import parse_estimator
+    assert parse_estimator(" MES ") == ("mes", {})
+    assert parse_estimator("BV_0.25") == parse_estimator("bv", gamma=0.25) == ("bv",
+                                                                               {"gamma": 0.25})
+    assert parse_estimator("WMLE-detilt", reading="detilt") == ("wmle", {"reading": "detilt"})
+    for text in ("bv_x", "Foo-x", None):
+        with pytest.raises(ValueError) as err:
+            parse_estimator(text)
+        assert str(err.value) == (f"unknown estimator {text!r}; expected one of mle, wmle, mes, "
+                                  f"bv_<gamma>")

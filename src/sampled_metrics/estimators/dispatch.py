@@ -133,20 +133,25 @@ def parse_estimator(estimator: str, **options) -> tuple[str, dict]:
     """Validate an estimator of P(R) (its name) and its options: ('mle' | 'wmle' | 'mes' |
     'bv', options), with ``bv_<gamma>`` turned into ('bv', {'gamma': gamma, ...}). A label
     after a dash names a variant (``mle-e100``, ``wmle-detilt``: the estimator before the
-    dash, with the options given for that label). One-line ValueError for an unknown
-    estimator or option, or bv without gamma."""
-    name = estimator.strip().lower() if isinstance(estimator, str) else estimator
-    if isinstance(name, str) and "-" in name:
-        name, label = name.split("-", 1)
+    dash, with the options given for that label). The name before the dash is
+    :data:`~sampled_metrics.registry.ESTIMATORS`' (:meth:`~sampled_metrics.registry.Registry.resolve`:
+    any case, and the gamma a ``bv_<gamma>`` carries, checked as the correction's). One-line
+    ValueError for an unknown estimator or option, or bv without gamma.
+
+    Examples
+    --------
+    >>> parse_estimator("BV_0.1"), parse_estimator("mle-e100", epochs=100)
+    (('bv', {'gamma': 0.1}), ('mle', {'epochs': 100}))
+    """
+    text = estimator.strip().lower() if isinstance(estimator, str) else estimator
+    if isinstance(text, str) and "-" in text:
+        text, label = text.split("-", 1)
         if not re.fullmatch(r"[a-z0-9_.]+", label):
             raise ValueError(f"estimator variant {estimator!r}: the label after '-' must be "
                              f"lower-case letters, digits, '_' or '.'")
-    if isinstance(name, str) and name.startswith("bv_"):
-        options = {**options, "gamma": parse_correction(name, options.get("gamma"))[1]}
-        name = "bv"
-    if name not in ESTIMATORS:
-        raise ValueError(f"unknown estimator {estimator!r}; expected one of "
-                         f"{ESTIMATORS.choices()}")
+    name, number = ESTIMATORS.resolve(text, shown=estimator)
+    if number is not None:
+        options = {**options, "gamma": parse_correction(text, options.get("gamma"))[1]}
     allowed = ESTIMATORS[name].options
     unknown = sorted(set(options) - set(allowed))
     if unknown:
