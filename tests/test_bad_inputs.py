@@ -176,7 +176,8 @@ CLI_CASES = [
     ("correct --ranks ok.txt --n 1000 --m 60 --seed -1", "--seed must be >= 0"),
     ("correct --ranks m2d.npz", "m2d.npz: 'm_values' must be a 1-D integer array"),
     ("correct --ranks nan_exact.npz", "nan_exact.npz: exact ranks must be finite"),
-    ("correct --ranks banana.npz", "banana.npz: tie must be one of"),
+    ("correct --ranks banana.npz", "banana.npz: unknown tie policy 'banana'; expected one of "
+                                   "pessimistic, "),
     ("correct --ranks float_items.npz", "float_items.npz: 'n_items' must be an integer"),
     ("correct --ranks twice_users.npz", "twice_users.npz: users must be distinct"),
     ("correct --ranks few_candidates.npz",

@@ -95,7 +95,9 @@ def test_random_ties_do_not_depend_on_what_else_is_ranked(tie):
 
 def test_exact_ranks_reject_bad_input():
     train = sp.csr_matrix(np.array([[1.0, 0, 0]]))
-    with pytest.raises(ValueError, match="tie policy must be one of"):
+    with pytest.raises(ValueError, match="^unknown tie policy 'worst'; expected one of "
+                                         "pessimistic, optimistic, average, random, "
+                                         "random_per_ranking$"):
         exact_ranks(np.zeros((1, 3)), train, [1], "worst")
     with pytest.raises(ValueError, match="training items"):
         exact_ranks(np.zeros((1, 3)), train, [0], "average")
@@ -260,5 +262,6 @@ def test_all_items_protocol_ranks_among_every_item_with_binomial_law():
     se = np.sqrt(m * theta * (1 - theta) / reps)
     z = dev.sum() / np.sqrt((se ** 2).sum())
     assert abs(z) < 4
-    with pytest.raises(ValueError, match="candidates"):
+    with pytest.raises(ValueError, match="^unknown candidate set 'seen'; expected one of "
+                                         "unseen, all$"):
         evaluate(model, split, candidates="seen")

@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 from sampled_metrics.datasets import Split, save_split
-from sampled_metrics.evaluation import TIES, evaluate, exact_ranks, mean_metrics
+from sampled_metrics.evaluation import TIE_POLICIES, evaluate, exact_ranks, mean_metrics
 from sampled_metrics.evaluation.several import rank_positives
 from sampled_metrics.multipositive.draws import (categorical_counts, popularity_table,
                                                  prefix_sums, uniform_counts)
@@ -70,7 +70,7 @@ class Coarse:
         return rng.integers(0, self.levels, (len(users), 90)).astype(float)
 
 
-@pytest.mark.parametrize("tie", [t for t in TIES if t != "average"])
+@pytest.mark.parametrize("tie", [t for t in TIE_POLICIES if t != "average"])
 def test_one_positive_ranks_as_the_engine_under_every_tie_policy(tie):
     """With one positive per user the non-relevant items are the engine's candidates: the
     exact positions equal evaluate()'s exact ranks, tie draws and keys included."""

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
+from sampled_metrics.evaluation.policies import CANDIDATES, TIE_POLICIES
 from sampled_metrics.evaluators import EVALUATORS
 from sampled_metrics.registry import (COMPARE_METHODS, CORRECT_METHODS, CORRECTIONS, ESTIMATORS,
                                       SAMPLING_LAWS, Registry, resolve_name, unknown_name)
@@ -17,7 +18,8 @@ from sampled_metrics.sampling import draw_sampled_ranks, rank_pmf
 #: every Registry, by the name it is imported as
 REGISTRIES = {"CORRECTIONS": CORRECTIONS, "ESTIMATORS": ESTIMATORS,
               "COMPARE_METHODS": COMPARE_METHODS, "CORRECT_METHODS": CORRECT_METHODS,
-              "SAMPLING_LAWS": SAMPLING_LAWS, "EVALUATORS": EVALUATORS}
+              "SAMPLING_LAWS": SAMPLING_LAWS, "EVALUATORS": EVALUATORS,
+              "TIE_POLICIES": TIE_POLICIES, "CANDIDATES": CANDIDATES}
 
 
 def _spellings(name: str) -> list[str]:
@@ -124,3 +126,24 @@ def test_parse_estimator_reads_the_name_from_the_registry():
             parse_estimator(text)
         assert str(err.value) == (f"unknown estimator {text!r}; expected one of mle, wmle, mes, "
                                   f"bv_<gamma>")
+
+
+def test_a_rank_file_stores_the_canonical_names():
+    from sampled_metrics.evaluation.rankfile import RankFile
+    ranks = RankFile(users=np.arange(3), exact=np.array([1, 2, 3]), n_u=np.full(3, 9),
+                     sampled={2: np.array([[1, 2, 3]])}, n_items=9, sampling=" Binomial",
+                     tie="Random-Per-Ranking", seed=0, negatives="UNIFORM")
+    assert (ranks.sampling, ranks.tie, ranks.negatives) == ("binomial", "random_per_ranking",
+                                                            "uniform")
+    with pytest.raises(ValueError, match="^unknown sampler 'drawn'; expected one of uniform, "
+                                         "fixed$"):
+        RankFile(users=np.arange(1), exact=np.array([1]), n_u=np.array([5]), sampled={},
+                 n_items=5, sampling="binomial", tie="random", seed=0, negatives="drawn")
+
+
+def test_a_tie_policy_in_capitals_gives_the_same_ranks():
+    from sampled_metrics.evaluation.engine import ranks_from_counts
+    g, e = np.array([0, 3, 5, 2]), np.array([4, 0, 2, 7])
+    for tie in TIE_POLICIES:
+        assert np.array_equal(ranks_from_counts(g, e, tie.upper(), rng=1),
+                              ranks_from_counts(g, e, tie, rng=1))

@@ -15,7 +15,7 @@ import importlib
 
 #: The engine's names, importable from this package; loaded on first use, so that reading a
 #: rank file does not load the compiled kernels.
-_ENGINE = ("TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts",
+_ENGINE = ("TIE_POLICIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "ranks_from_counts",
            "exact_ranks", "sampled_ranks", "evaluate", "rank_all", "mean_metrics",
            "check_sampled_ranks_size")
 

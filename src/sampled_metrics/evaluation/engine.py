@@ -54,13 +54,16 @@ from ..sampling import check_sampling
 from ..seeds import generator
 from . import kernels
 from .negatives import BLOCK_USERS, CandidateTable, check_sample_size, negatives_generator
-from .policies import CANDIDATES, DEFAULT_TIE, TIES
+from .policies import CANDIDATES, DEFAULT_TIE, TIE_POLICIES
 
-__all__ = ["TIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "check_tie",
+__all__ = ["TIE_POLICIES", "DEFAULT_TIE", "CANDIDATES", "Evaluation", "tie_keys", "check_tie",
            "ranks_from_counts", "check_scores", "exact_ranks", "sampled_ranks", "score_blocks",
            "evaluate", "rank_all", "mean_metrics", "check_sampled_ranks_size"]
 
 log = logging.getLogger(__name__)
+
+#: :data:`TIE_POLICIES` under the name the workflow's configuration check imports
+TIES = TIE_POLICIES
 
 
 def tie_keys(seed: int, block: int, shape) -> np.ndarray:
@@ -75,10 +78,9 @@ def tie_keys(seed: int, block: int, shape) -> np.ndarray:
 
 
 def check_tie(tie: str) -> str:
-    """``tie`` if it names a tie policy of :data:`TIES`; ValueError otherwise."""
-    if tie not in TIES:
-        raise ValueError(f"tie policy must be one of {TIES}, got {tie!r}")
-    return tie
+    """The canonical name of the tie policy of :data:`TIE_POLICIES` that ``tie`` names (in
+    any case); the registry's one-line ValueError otherwise."""
+    return TIE_POLICIES.canonical(tie)
 
 
 def _uniforms(rng, size: int) -> np.ndarray:
@@ -101,12 +103,13 @@ def ranks_from_counts(n_greater, n_equal, tie: str, rng=None, n_above=None) -> n
     """
     n_greater, n_equal = np.asarray(n_greater, np.int64), np.asarray(n_equal, np.int64)
     base = 1 + n_greater
+    tie = check_tie(tie)
     if n_above is not None:
         if tie != "random":
             raise ValueError(f"counts of tie keys above (n_above) apply to tie policy "
                              f"'random' only, got {tie!r}")
         return base + np.asarray(n_above, np.int64)
-    if check_tie(tie) == "pessimistic":
+    if tie == "pessimistic":
         return base + n_equal
     if tie == "optimistic":
         return base
@@ -161,7 +164,7 @@ def exact_ranks(scores, train_rows, test_items, tie: str, rng=None, keys=None
         n_u = n_items - |H_u|.
     """
     scores, test_items = _as_block(scores, test_items)
-    check_tie(tie)
+    tie = check_tie(tie)
     train_rows = sp.csr_matrix(train_rows)
     if train_rows.shape != scores.shape:
         raise ValueError(f"train_rows shape {train_rows.shape} != scores shape {scores.shape}")
@@ -200,6 +203,7 @@ def sampled_ranks(test_scores, negative_scores, tie: str, rng=None, test_keys=No
         raise ValueError("scores contain NaN; cannot rank")
     n_greater = (negative_scores > test_scores[:, None]).sum(axis=1)
     equal = negative_scores == test_scores[:, None]
+    tie = check_tie(tie)
     if tie == "random" and test_keys is not None:
         above = equal & (np.asarray(negative_keys) > np.asarray(test_keys)[:, None])
         return ranks_from_counts(n_greater, equal.sum(axis=1), tie, n_above=above.sum(axis=1))
@@ -289,11 +293,9 @@ def evaluate(model, split: Split, sample_sizes: Mapping[int, int] | None = None,
         Results do not depend on which other sample sizes or repeats are ranked in the
         same pass.
     """
-    check_tie(tie)
+    tie = check_tie(tie)
     sampling = check_sampling(sampling)
-    if candidates not in CANDIDATES:
-        raise ValueError(f"candidates must be one of {', '.join(CANDIDATES)}, got "
-                         f"{candidates!r}")
+    candidates = CANDIDATES.canonical(candidates)
     if candidates == "all":       # no item is excluded: an empty H_u for the ranking
         split = dataclasses.replace(split, train=sp.csr_matrix(split.train.shape))
     sizes = {int(m): int(r) for m, r in (sample_sizes or {}).items() if int(r) > 0}

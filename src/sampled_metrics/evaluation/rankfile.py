@@ -35,13 +35,15 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_output
+from ..registry import resolve_name
 from ..sampling import check_candidates, check_sampling
 from ..textfile import check_readable
-from .policies import TIES
+from .policies import TIE_POLICIES
 
 __all__ = ["SCHEMA", "RankFile", "read_rank_file", "read_rank_files"]
 
 SCHEMA = "sampled-metrics/ranks/2"
+#: how the negatives of a rank file were obtained: drawn uniformly, or a fixed file
 NEGATIVES = ("uniform", "fixed")
 _SCALARS = ("n_items", "sampling", "negatives", "tie", "seed", "dataset", "recommender")
 
@@ -102,7 +104,8 @@ class RankFile:
         return f"{self.dataset}/{self.recommender}: " if self.recommender else ""
 
     def validate(self) -> None:
-        """ValueError (one line) unless every array has the documented shape and range."""
+        """ValueError (one line) unless every array has the documented shape and range and
+        every name is one its registry holds (then written in its canonical spelling)."""
         U = np.asarray(self.users).shape
         if len(U) != 1:
             raise ValueError("users must be a 1-D array")
@@ -111,9 +114,7 @@ class RankFile:
                 raise ValueError(f"{key} must have one entry per user ({U[0]}), got shape "
                                  f"{np.asarray(getattr(self, key)).shape}")
         self.sampling = check_sampling(self.sampling)
-        if self.negatives not in NEGATIVES:
-            raise ValueError(f"negatives must be one of {', '.join(NEGATIVES)}, got "
-                             f"{self.negatives!r}")
+        self.negatives = resolve_name("sampler", self.negatives, NEGATIVES)
         n_u = np.asarray(self.n_u)
         if n_u.size and (n_u.min() < 1 or n_u.max() > self.n_items):
             raise ValueError(f"n_u must lie in 1..n_items={self.n_items}")
@@ -126,8 +127,7 @@ class RankFile:
             raise ValueError("exact ranks must lie in 1..n_u")
         if np.unique(np.asarray(self.users)).size != np.asarray(self.users).size:
             raise ValueError("users must be distinct (one exact rank per user)")
-        if self.tie not in TIES:
-            raise ValueError(f"tie must be one of {', '.join(TIES)}, got {self.tie!r}")
+        self.tie = TIE_POLICIES.canonical(self.tie)
         for m, s in self.sampled.items():
             if m < 1 or s.ndim != 2 or s.shape[1] != U[0]:
                 raise ValueError(f"sampled ranks for m={m} must be (repeats, {U[0]}), got "

@@ -185,7 +185,8 @@ def rank_positives(model, positives: Positives, tie: str, seed: int) -> Positive
     ``seeds.generator(seed, "ties", "exact", block)``, as in :func:`~.engine.evaluate`.
     ``tie='average'`` is refused (sampled positions must be integers).
     """
-    if check_tie(tie) == "average":
+    tie = check_tie(tie)
+    if tie == "average":
         raise ValueError("tie policy 'average' gives half-integer positions, which the "
                          "corrections cannot index; use 'random' or 'random_per_ranking' "
                          "(whose expectation it is), 'pessimistic' or 'optimistic'")
