@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
+from sampled_metrics.datasets import FORMATS
 from sampled_metrics.evaluation.policies import CANDIDATES, TIE_POLICIES
 from sampled_metrics.evaluators import EVALUATORS
 from sampled_metrics.registry import (COMPARE_METHODS, CORRECT_METHODS, CORRECTIONS, ESTIMATORS,
@@ -19,7 +20,8 @@ from sampled_metrics.sampling import draw_sampled_ranks, rank_pmf
 REGISTRIES = {"CORRECTIONS": CORRECTIONS, "ESTIMATORS": ESTIMATORS,
               "COMPARE_METHODS": COMPARE_METHODS, "CORRECT_METHODS": CORRECT_METHODS,
               "SAMPLING_LAWS": SAMPLING_LAWS, "EVALUATORS": EVALUATORS,
-              "TIE_POLICIES": TIE_POLICIES, "CANDIDATES": CANDIDATES}
+              "TIE_POLICIES": TIE_POLICIES, "CANDIDATES": CANDIDATES,
+              "FORMATS": FORMATS}
 
 
 def _spellings(name: str) -> list[str]:
@@ -50,6 +52,29 @@ def test_every_registry_refuses_an_unknown_name_in_one_format(label, text):
     assert str(err.value) == (f"unknown {registry.kind} {text!r}; expected one of "
                               f"{registry.choices()}")
     assert "\n" not in str(err.value)
+
+
+def _resolvers():
+    """(what, the function that resolves a name of the set, its names): the sets kept as a
+    tuple or a dict and read through resolve_name."""
+    from sampled_metrics.datasets import get_format
+    from sampled_metrics.recommenders import (KINDS, PAPER_RECOMMENDERS, paper_recommender,
+                                              recommender_class)
+    return [("dataset format", get_format, list(FORMATS)),
+            ("recommender kind", recommender_class, list(KINDS)),
+            ("paper recommender", lambda x: paper_recommender(x).__class__, list(
+                PAPER_RECOMMENDERS))]
+
+
+@pytest.mark.parametrize("what, resolve, names", _resolvers(), ids=lambda x: str(x)[:20])
+def test_every_plain_set_resolves_any_case_and_refuses_in_one_format(what, resolve, names):
+    for name in names:
+        for text in _spellings(name):
+            assert resolve(text) == resolve(name), (what, text)
+    for text in ("no-such Name", None):
+        with pytest.raises(ValueError) as err:
+            resolve(text)
+        assert str(err.value) == f"unknown {what} {text!r}; expected one of {', '.join(names)}"
 
 
 def test_a_number_the_name_carries():

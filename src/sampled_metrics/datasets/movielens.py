@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..registry import resolve_name
 from ..textfile import parse_table, show, split_header, strip_bom
 from .errors import DataError
 from .members import read_member
@@ -124,10 +125,7 @@ def read_movielens(archive_path, fmt: str, member: str | None = None) -> pd.Data
         header, or the first malformed line (``<zip>:<member>: line <N>: expected 4 fields
         ...``).
     """
-    if fmt not in LAYOUTS:
-        raise ValueError(f"unknown MovieLens format {fmt!r}; expected one of "
-                         f"{', '.join(LAYOUTS)}")
-    layout = LAYOUTS[fmt]
+    layout = LAYOUTS[resolve_name("MovieLens format", fmt, LAYOUTS)]
     raw, name = read_member(archive_path, member or layout.member)
     raw, first_line = strip_bom(raw), 1
     kinds = "iifi" if layout.half_stars else "iiii"

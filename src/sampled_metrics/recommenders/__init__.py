@@ -7,6 +7,7 @@
 import inspect
 from typing import Mapping
 
+from ..registry import resolve_name
 from .base import Recommender, check_train
 from .ials import IALS, paper_loss
 from .ease import EASE
@@ -34,17 +35,15 @@ PAPER_RECOMMENDERS = {
 
 
 def recommender_class(kind: str) -> type[Recommender]:
-    """The class of recommender kind ``kind`` (a key of :data:`KINDS`); a one-line
-    ValueError naming the kinds if there is none.
+    """The class of recommender kind ``kind`` (a key of :data:`KINDS`, in any case); the
+    registries' one-line ValueError naming the kinds if there is none.
 
     Examples
     --------
-    >>> recommender_class("ease").__name__
+    >>> recommender_class("EASE").__name__
     'EASE'
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown recommender kind {kind!r}; expected one of {sorted(KINDS)}")
-    return KINDS[kind]
+    return KINDS[resolve_name("recommender kind", kind, KINDS)]
 
 
 def needs_torch(spec: Mapping) -> bool:
@@ -121,7 +120,6 @@ def make_recommender(kind: str, **params) -> Recommender:
 
 def paper_recommender(name: str, **overrides) -> Recommender:
     """Recommender ``'X'``, ``'Y'`` or ``'Z'`` of the paper, with optional overrides."""
-    if name not in PAPER_RECOMMENDERS:
-        raise ValueError(f"unknown paper recommender {name!r}; expected X, Y or Z")
-    kind, params = PAPER_RECOMMENDERS[name]
+    kind, params = PAPER_RECOMMENDERS[resolve_name("paper recommender", name,
+                                                   PAPER_RECOMMENDERS)]
     return make_recommender(kind, **{**params, **overrides})
