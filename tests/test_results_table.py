@@ -382,3 +382,26 @@ def test_table_repeats_is_the_table_of_each_repeat_scored_against_the_exact_orde
     assert set(heads.correction) == {"recommended"}
     assert (heads.covers_exact == ((heads.ci_low <= heads.exact)
                                    & (heads.exact <= heads.ci_high))).all()
+
+
+@pytest.mark.parametrize("H, S, level", [(60, 2, 0.95), (60, 1, 0.95), (45, 2, 0.9),
+                                         (7, 2, 0.99)])
+def test_familywise_draws_are_the_fewest_that_read_the_worst_family(H, S, level):
+    """The worst family for the max-statistic procedure puts every statistic's most extreme
+    draws (its min and its max) on draws of their own: 2 H S draws of extremity 1. With
+    familywise_draws(H, S) draws it is read; with one draw fewer it is refused."""
+    from sampled_metrics.compare.familywise import familywise_draws
+
+    need = familywise_draws(H, S, level, least=1)
+
+    def worst(B):
+        X = np.tile(np.linspace(-1, 1, B - 2 * H * S)[:, None], (1, H * S)) + 1.0
+        X = np.vstack([X, np.full((2 * H * S, H * S), 1.0)])     # mid values elsewhere
+        for j in range(H * S):
+            X[B - 2 * H * S + 2 * j, j], X[B - 2 * H * S + 2 * j + 1, j] = 10.0, -10.0
+        return X.reshape(B, H, S)
+
+    levels, _ = familywise_levels(worst(need), level)
+    assert np.all(levels < 1)
+    with pytest.raises(ValueError, match="too few"):
+        familywise_levels(worst(need - 1), level)

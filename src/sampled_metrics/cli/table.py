@@ -53,7 +53,8 @@ def add_parser(sub) -> None:
     add_sample_options(p, "the files")
     add_evaluator_option(p)
     add_bootstrap_options(p, None, what=" (the models' intervals and the pairs')", none=False,
-                          default="max(2000, 2 H / (1 - level)) for H pairs x metrics")
+                          default="max(2000, 2 H S / (1 - level)) for H pairs x metrics, "
+                                  "S = 2 where the verdicts' method has a bias term, else 1")
     p.add_argument("--thin-to", type=int, help="long-format CSVs: users with more than this "
                    "many negatives get CLS/BV of a thinned list of this size (default 100)")
     p.add_argument("--processes", type=int, help="worker processes for the models' answers "

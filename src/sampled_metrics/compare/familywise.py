@@ -50,7 +50,8 @@ import numpy as np
 from ..checks import check_level
 from ..resampling import percentile_interval
 
-__all__ = ["FAMILYWISE_METHODS", "familywise_levels", "hull_confident", "sorted_positions"]
+__all__ = ["FAMILYWISE_METHODS", "familywise_levels", "familywise_draws", "hull_confident",
+           "sorted_positions"]
 
 #: the procedures, the default first
 FAMILYWISE_METHODS = ("maxstat", "holm")
@@ -135,6 +136,32 @@ def familywise_levels(replicates, level: float = 0.95, method: str = "maxstat"
             break
         open_ = open_[~sure]
     return levels, confident
+
+
+def familywise_draws(comparisons: int, statistics: int, level: float = 0.95,
+                     method: str = "maxstat", least: int = 2000) -> int:
+    """The fewest bootstrap draws, at least ``least``, that ``method`` can always read a
+    family of H = ``comparisons`` with S = ``statistics`` each at ``level``.
+
+    ``holm``: B >= 2 H / alpha (each tail of the interval at 1 - alpha / H holds a draw).
+    ``maxstat``: at most 2 H S draws are the single most extreme of some statistic
+    (extremity 1), and the level must fall below them: B - ceil((1 - alpha) B) >= 2 H S,
+    i.e. B >= 2 H S / alpha, taken as :func:`familywise_levels` computes the quantile's
+    position.
+
+    Examples
+    --------
+    >>> familywise_draws(60, 1), familywise_draws(60, 2), familywise_draws(60, 2, method="holm")
+    (2400, 4800, 2400)
+    """
+    alpha = 1 - check_level("level", level)
+    if method == "holm":
+        return max(least, math.ceil(2 * comparisons / alpha))
+    need = 2 * comparisons * statistics
+    B = max(least, math.ceil(need / alpha))
+    while B - math.ceil((1 - alpha) * B) < need:
+        B += 1
+    return B
 
 
 def _max_level(extremity: np.ndarray, alpha: float) -> float:

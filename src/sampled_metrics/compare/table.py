@@ -27,7 +27,7 @@ from ..registry import DEFAULT_METRICS
 from ..sampling import check_nm
 from ..seeds import generator
 from .bias import MES_ETA
-from .familywise import FAMILYWISE_METHODS, familywise_levels
+from .familywise import FAMILYWISE_METHODS, familywise_draws, familywise_levels
 from .matching import check_positive_tables
 from .paired import (COMPARE_COLUMNS, ESTIMATOR_METHODS, PRIOR_METHODS, check_sampled,
                      pair_frame, pair_rows, parse_methods, positive_draws, rank_draws)
@@ -123,7 +123,10 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
         The level of every model's interval and the family-wise level of the verdicts.
     bootstrap : int, optional
         Draws of the bootstrap over users (the models' intervals and the pairs'); default
-        max(2000, ceil(2 H / (1 - level))), enough for Bonferroni's level over the family.
+        :func:`~sampled_metrics.compare.familywise.familywise_draws`, the fewest (and at
+        least 2000) the procedure can always read the family with: 2 H S / (1 - level) for
+        ``maxstat`` (S = 2 statistics per comparison where the verdict has a bias term, else
+        1), 2 H / (1 - level) for ``holm``.
     seed : int
         Seed of both bootstraps (the pairs': ``seeds.generator(seed, 'compare')``, as
         ``compare_ranks``).
@@ -177,7 +180,9 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     label = _verdict_method(method, kind)
     H = len(names) * (len(names) - 1) // 2 * len(metric_list)
     if bootstrap is None:
-        bootstrap = max(2000, int(np.ceil(2 * H / (1 - level))))
+        # two statistics per comparison (D^ and D^ - b^) where the verdict has a bias term
+        S = 1 if kind == "positions" or label in ESTIMATOR_METHODS else 2
+        bootstrap = familywise_draws(H, S, level, familywise)
     check_interval_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
     processes = check_integer("processes", processes, 1)
