@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..intervals.recommended import RECOMMENDED
+from ..logs import progress
 from ..metrics import parse_metric
 from ..seeds import generator
 from .matching import check_rank_files
@@ -141,20 +142,13 @@ def table_repeats(rank_files: dict, m: int, metrics, variants, *, repeats=None,
         and metric the headline row with ``exact`` and ``covers_exact`` (the interval holds
         the exact value).
     """
-    from .table import results_table
-
     files, first, n, repeats, metric_list, exact = _study(rank_files, m, metrics, repeats, n)
     pair_parts, model_parts = [], []
-    for t in repeats:
-        ranks = {k: f.sampled_ranks(m, t) for k, f in files.items()}
-        for method, familywise in variants:
-            headline = RECOMMENDED if method in ESTIMATOR_METHODS + PRIOR_METHODS else method
-            table = results_table(ranks, metric_list, [headline], n=n, m=m,
-                                  sampling=first.sampling, method=method,
-                                  familywise=familywise, seed=seed + int(t), **options)
-            keys = dict(repeat=int(t), method=method, familywise=familywise)
-            pair_parts.append(table.pairs.assign(**keys))
-            model_parts.append(table.models.assign(**keys))
+    with progress("results table over repeats", total=len(repeats)) as bar:
+        for t in repeats:
+            _table_repeat(files, first, n, m, t, metric_list, variants, seed, options,
+                          pair_parts, model_parts)
+            bar.advance()
     pairs = pd.concat(pair_parts, ignore_index=True)
     pairs["exact_difference"] = [exact[(a, x)] - exact[(b, x)]
                                  for a, b, x in zip(pairs.a, pairs.b, pairs.metric)]
@@ -165,6 +159,22 @@ def table_repeats(rank_files: dict, m: int, metrics, variants, *, repeats=None,
     models["exact"] = [exact[(a, x)] for a, x in zip(models.model, models.metric)]
     models["covers_exact"] = (models.ci_low <= models.exact) & (models.exact <= models.ci_high)
     return pairs, models
+
+
+def _table_repeat(files, first, n, m, t, metric_list, variants, seed, options, pair_parts,
+                  model_parts) -> None:
+    """Repeat t's tables, one per variant, appended to the parts."""
+    from .table import results_table
+
+    ranks = {k: f.sampled_ranks(m, t) for k, f in files.items()}
+    for method, familywise in variants:
+        headline = RECOMMENDED if method in ESTIMATOR_METHODS + PRIOR_METHODS else method
+        table = results_table(ranks, metric_list, [headline], n=n, m=m,
+                              sampling=first.sampling, method=method, familywise=familywise,
+                              seed=seed + int(t), **options)
+        keys = dict(repeat=int(t), method=method, familywise=familywise)
+        pair_parts.append(table.pairs.assign(**keys))
+        model_parts.append(table.models.assign(**keys))
 
 
 def familywise_summary(pairs: pd.DataFrame) -> pd.DataFrame:
