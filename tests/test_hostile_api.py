@@ -774,7 +774,8 @@ CLI_CASES = [
      "would need"),
     (f"{BD} --shape none,none", "shape 'none' is given twice"),
     (f"{BD} --shape none,None", "shape 'None' is given twice (also as 'none')"),
-    (f"{BD} --shape decreasing", "--shape 'decreasing': expected none or non-increasing"),
+    (f"{BD} --shape decreasing", "--shape 'decreasing': unknown shape 'decreasing'; expected one "
+                                 "of none, non-increasing"),
     (f"{BD} --metric ndcg@10,NDCG@10", "metric 'ndcg@10' is given twice"),
     (f"{BD} --metric foo", "--metric 'foo': unknown metric 'foo'"),
     ("bound --n 1000 --m 100 --observed hr@10=0.730,hit@10=0.73",

@@ -187,8 +187,10 @@ def test_topk_mask_breaks_ties_towards_lower_index():
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(norm="l3"), "norm must be one of"), (dict(k=0), "k must be a positive integer"),
-    (dict(q=-1), "q must be a positive"), (dict(neighbours="row"), "neighbours must be")])
+    (dict(norm="l3"), "^unknown ItemKNN norm 'l3'; expected one of l2, l1, none$"),
+    (dict(k=0), "k must be a positive integer"), (dict(q=-1), "q must be a positive"),
+    (dict(neighbours="row"), "^unknown ItemKNN neighbours 'row'; expected one of literal, "
+                             "column$")])
 def test_itemknn_rejects_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ItemKNN(**kwargs)

@@ -3,6 +3,7 @@
 tuple or a dict): stripped, in any case, ``-`` and ``_`` alike, to the canonical name the
 library stores and writes; an unknown name gets one message, ``unknown <what> <name as
 written>; expected one of <the names>``. And no other module writes that message by hand."""
+import ast
 import re
 
 import numpy as np
@@ -14,7 +15,24 @@ from sampled_metrics.evaluation.policies import CANDIDATES, TIE_POLICIES
 from sampled_metrics.evaluators import EVALUATORS
 from sampled_metrics.registry import (COMPARE_METHODS, CORRECT_METHODS, CORRECTIONS, ESTIMATORS,
                                       SAMPLING_LAWS, Registry, resolve_name, unknown_name)
+from sampled_metrics.metrics import parse_metrics
 from sampled_metrics.sampling import draw_sampled_ranks, rank_pmf
+
+PACKAGE = ROOT / "src" / "sampled_metrics"
+#: a message that lists names (in a string of the code, not of a docstring)
+LISTED = re.compile(r"expected one of|must be one of")
+#: the modules whose code still writes such a message, and why
+HAND_WRITTEN = {
+    "registry.py": "unknown_name, the one message of every registry",
+    "recommenders/dense_kernels.py": "a numpy dtype, spelt as numpy spells it",
+    "workflow/configuration/check.py": "a config key's enumeration, in the config check's "
+                                       "format ('config key <key>: expected one of ...')",
+    "compare/familywise.py": "the family-wise methods: its own message still",
+    "compare/table.py": "the family-wise procedures: its own message still",
+    "compare/layout.py": "the table styles and documents: its own message still",
+    "workflow/steps/practice_study.py": "the practice study's splits: its own message still",
+    "workflow/steps/interval_study.py": "the interval study's shapes: its own message still",
+}
 
 #: every Registry, by the name it is imported as
 REGISTRIES = {"CORRECTIONS": CORRECTIONS, "ESTIMATORS": ESTIMATORS,
@@ -55,26 +73,79 @@ def test_every_registry_refuses_an_unknown_name_in_one_format(label, text):
 
 
 def _resolvers():
-    """(what, the function that resolves a name of the set, its names): the sets kept as a
-    tuple or a dict and read through resolve_name."""
-    from sampled_metrics.datasets import get_format
-    from sampled_metrics.recommenders import (KINDS, PAPER_RECOMMENDERS, paper_recommender,
-                                              recommender_class)
-    return [("dataset format", get_format, list(FORMATS)),
-            ("recommender kind", recommender_class, list(KINDS)),
-            ("paper recommender", lambda x: paper_recommender(x).__class__, list(
-                PAPER_RECOMMENDERS))]
+    """(what, a function of a name of the set, its names): the sets kept as a tuple or a
+    dict and read through resolve_name. The function gives the same for every spelling of a
+    name (None: it cannot run here, only its refusal is checked)."""
+    from sampled_metrics.bounds import bound_full_metric
+    from sampled_metrics.corrections.lookup import N_MODES, n_for_users
+    from sampled_metrics.corrections.planning import CRITERIA, bias_at
+    from sampled_metrics.datasets import LAYOUTS, get_format, read_movielens
+    from sampled_metrics.estimators.entropy import mes
+    from sampled_metrics.estimators.likelihood import (MLE_SOLVERS, WEIGHT_KINDS,
+                                                       WMLE_READINGS, check_reading,
+                                                       check_solver, weight_function)
+    from sampled_metrics.intervals.atoms import SHAPES, check_shape
+    from sampled_metrics.multipositive.laws import PROTOCOLS, check_protocol
+    from sampled_metrics.recommenders import (KINDS, PAPER_RECOMMENDERS, ItemKNN,
+                                              paper_recommender, recommender_class)
+    from sampled_metrics.recommenders.ease import INVERSES, check_inverse
+    hist = np.array([5.0, 3, 2, 1, 1, 1])
+    return [
+        ("dataset format", get_format, list(FORMATS)),
+        ("recommender kind", recommender_class, list(KINDS)),
+        ("paper recommender", lambda x: repr(paper_recommender(x)), list(PAPER_RECOMMENDERS)),
+        ("MovieLens format", None, list(LAYOUTS), lambda x: read_movielens("no.zip", x)),
+        ("shape", check_shape, list(SHAPES)),
+        ("shape", lambda x: bound_full_metric("hr@10=0.5", 200, 20, "recall@10", shape=x),
+         ["none", "non-increasing"]),
+        ("protocol", check_protocol, list(PROTOCOLS)),
+        ("n_mode", lambda x: n_for_users([5, 7], x, 9).tolist(), list(N_MODES)),
+        ("bias criterion", lambda x: bias_at("recall@10", 60, 10, criterion=x), list(CRITERIA)),
+        ("WMLE reading", check_reading, list(WMLE_READINGS)),
+        ("MLE solver", check_solver, list(MLE_SOLVERS)),
+        ("weight kind", lambda x: weight_function(x)(np.arange(1, 6)).tolist(),
+         list(WEIGHT_KINDS)),
+        ("eta_scaling", lambda x: mes(hist, 40, 5, eta_scaling=x)[0].tolist(),
+         ["fixed", "bins"]),
+        ("Hessian assembly", lambda x: mes(hist, 40, 5, hessian=x)[0].tolist(),
+         ["banded", "dense"]),
+        ("ItemKNN norm", lambda x: repr(ItemKNN(norm=x)), ["l2", "l1", "none"]),
+        ("ItemKNN diagonal", lambda x: repr(ItemKNN(diagonal=x)), ["auto", "keep", "exclude"]),
+        ("EASE inverse", lambda x: check_inverse(x, "EASE inverse"), list(INVERSES)),
+    ]
 
 
-@pytest.mark.parametrize("what, resolve, names", _resolvers(), ids=lambda x: str(x)[:20])
-def test_every_plain_set_resolves_any_case_and_refuses_in_one_format(what, resolve, names):
-    for name in names:
+@pytest.mark.parametrize("case", _resolvers(), ids=lambda case: case[0])
+def test_every_plain_set_resolves_any_case_and_refuses_in_one_format(case):
+    what, resolve, names = case[:3]
+    refuse = case[3] if len(case) > 3 else resolve
+    for name in names if resolve is not None else ():
         for text in _spellings(name):
             assert resolve(text) == resolve(name), (what, text)
-    for text in ("no-such Name", None):
+    for text in ("no-such Name", 7):
         with pytest.raises(ValueError) as err:
-            resolve(text)
+            refuse(text)
         assert str(err.value) == f"unknown {what} {text!r}; expected one of {', '.join(names)}"
+
+
+def test_metric_names_resolve_through_the_one_resolver():
+    from sampled_metrics.metrics import METRIC_ALIASES, METRIC_KINDS, METRIC_NAMES, Metric
+    for kind in [*METRIC_KINDS, *METRIC_ALIASES]:
+        for text in [kind, *_spellings(kind)]:
+            assert Metric(text, 10 if kind != "auc" else None) == Metric(kind, 10 if kind
+                                                                        != "auc" else None)
+    for text, shown in (("recal@10", "recal@10"), ("@10", "@10"), ("re-call@10", "re-call@10")):
+        with pytest.raises(ValueError) as err:
+            Metric(text.split("@")[0], 10) if text[0] != "@" else parse_metrics(text)
+        assert str(err.value) == str(unknown_name("metric", shown, METRIC_NAMES))
+
+
+def test_the_plug_in_estimator_is_refused_in_one_format():
+    from sampled_metrics import compare_ranks
+    with pytest.raises(ValueError, match="^unknown plug-in estimator 'mle'; expected one of "
+                                         "mes, None$"):
+        compare_ranks({"A": [1, 2, 3], "B": [2, 1, 3]}, 100, 10, "recall@10", ["sampled"],
+                      bootstrap=40, plugin="mle")
 
 
 def test_a_number_the_name_carries():
@@ -172,3 +243,22 @@ def test_a_tie_policy_in_capitals_gives_the_same_ranks():
     for tie in TIE_POLICIES:
         assert np.array_equal(ranks_from_counts(g, e, tie.upper(), rng=1),
                               ranks_from_counts(g, e, tie, rng=1))
+
+
+def test_no_other_module_writes_a_list_of_names_by_hand():
+    """The modules that still write 'expected one of' or 'must be one of' themselves are
+    those of HAND_WRITTEN; every other list of names comes from the registries."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)}
+        lines = sorted({node.lineno for node in ast.walk(tree)
+                        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                        and id(node) not in docstrings and LISTED.search(node.value)})
+        if lines:
+            found[path.relative_to(PACKAGE).as_posix()] = lines
+    assert set(found) <= set(HAND_WRITTEN), {k: v for k, v in found.items()
+                                             if k not in HAND_WRITTEN}
+    assert len(found["registry.py"]) == 1

@@ -64,7 +64,8 @@ def test_ease_inverse_option(monkeypatch):
     # ... the same B: two inverses within 2 kappa gamma(n) ||G^-1|| (kappa ~ 20 here, so
     # ~4e-13 of max |B|), scaled by the diagonal
     assert np.allclose(tiled[0], lapack_b[0], rtol=1e-9, atol=1e-12)
-    with pytest.raises(ValueError, match="inverse must be one of"):
+    with pytest.raises(ValueError, match="^unknown EASE inverse 'qr'; expected one of lapack, "
+                                         "tiled$"):
         make_recommender("ease", inverse="qr")
 
 

@@ -57,6 +57,7 @@ from scipy import optimize, stats
 from .checks import check_allocation, check_integer, check_level, check_real
 from .estimators.histogram import check_law_matrix_size
 from .metrics import Metric, parse_metric
+from .registry import resolve_name
 from .evaluators.catalogue import correctable_evaluator, resolve_sampling
 from .evaluators.law import reported_rank_pmf
 from .sampling import check_nm, expected_metric_matrix, sampled_metric_weights
@@ -249,13 +250,12 @@ def _conflict(obs, A, lo, hi) -> list[int]:
 
 
 def _check_shape(shape):
-    """The shape of :data:`SHAPES`; ``'none'`` (any case, as on the command line) is None."""
-    if isinstance(shape, str) and shape.strip().lower() in ("none", "non-increasing"):
-        shape = None if shape.strip().lower() == "none" else "non-increasing"
-    if shape not in SHAPES:
-        raise ValueError(f"unknown shape {shape!r:.60}; expected None (or 'none') or "
-                         f"'non-increasing'")
-    return shape
+    """The shape of :data:`SHAPES`: None, or the one its name names (any case, as on the
+    command line; ``'none'`` is None)."""
+    if shape is None:
+        return None
+    name = resolve_name("shape", shape, ("none", "non-increasing"))
+    return None if name == "none" else name
 
 
 def _check_size(n: int, m: int, observed: int, targets: int, evaluator) -> None:

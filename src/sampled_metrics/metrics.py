@@ -37,6 +37,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .checks import check_allocation, check_distinct, check_integer, check_ranks
+from .registry import resolve_name, unknown_name
 
 __all__ = ["Metric", "parse_metric", "parse_metrics", "metric_value", "metric_weights",
            "metric_of_sets", "METRIC_KINDS", "METRIC_ALIASES", "METRIC_NAMES"]
@@ -202,22 +203,20 @@ def parse_metric(name: str | Metric) -> Metric:
         raise ValueError(f"metric name must be a string, got {name!r}")
     match = _NAME_RE.match(name.lower())
     if not match:
-        raise ValueError(f"unknown metric {name!r}; expected one of {METRIC_NAMES}")
+        raise unknown_name("metric", name, METRIC_NAMES)
     k = None if match.group(2) is None else int(match.group(2))
     return Metric(*_checked(match.group(1), k, name))
 
 
 def _checked(kind, k, shown: str | None = None) -> tuple[str, int | None]:
     """(kind, k) of a metric, checked: ``kind`` one of :data:`METRIC_KINDS` or an alias, in
-    any case; ``k`` a cut-off >= 1 where the kind takes one, an int. ValueError naming the
-    metric as ``shown`` (default ``kind@k``)."""
+    any case (:func:`~sampled_metrics.registry.resolve_name`); ``k`` a cut-off >= 1 where the
+    kind takes one, an int. ValueError naming the metric as ``shown`` (default ``kind@k``)."""
     if not isinstance(kind, str):
         raise ValueError(f"metric name must be a string, got {kind!r:.60}")
     shown = shown if shown is not None else kind if k is None else f"{kind}@{k}"
-    kind = kind.strip().lower()
-    kind = METRIC_ALIASES.get(kind, kind)
-    if kind not in METRIC_KINDS:
-        raise ValueError(f"unknown metric {shown!r}; expected one of {METRIC_NAMES}")
+    kind = resolve_name("metric", kind, METRIC_KINDS, METRIC_ALIASES, choices=METRIC_NAMES,
+                        shown=shown)
     if kind == "auc" and k is not None:
         raise ValueError(f"metric {shown!r}: AUC has no cut-off; use 'auc'")
     if kind in ("precision", "recall", "hit") and k is None:

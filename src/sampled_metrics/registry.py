@@ -63,7 +63,8 @@ def _key(name: str) -> str:
 
 def unknown_name(what: str, name, choices) -> ValueError:
     """The one error of a name no registry holds: ``unknown <what> <name as written>;
-    expected one of <choices>`` (``choices``: the names, or the text that lists them).
+    expected one of <choices>`` (``choices``: the names, or the text that lists them; the
+    name's repr cut at 80 characters).
 
     Examples
     --------
@@ -71,7 +72,7 @@ def unknown_name(what: str, name, choices) -> ValueError:
     ValueError("unknown shape 'flat'; expected one of non-increasing, none")
     """
     listed = choices if isinstance(choices, str) else ", ".join(map(str, choices))
-    return ValueError(f"unknown {what} {name!r}; expected one of {listed}")
+    return ValueError(f"unknown {what} {name!r:.80}; expected one of {listed}")
 
 
 def resolve_name(what: str, name, names, aliases: Mapping | None = None, *,

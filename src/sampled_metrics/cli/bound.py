@@ -2,7 +2,7 @@
 metric (see ``--help``; the method is :mod:`sampled_metrics.bounds`)."""
 from __future__ import annotations
 
-from ..registry import SAMPLING_LAWS, name_list
+from ..registry import SAMPLING_LAWS, name_list, resolve_name
 from .inputs import add_evaluator_option, add_format_option, add_metric_option, \
     resolve_cli_sampling, sampling_law
 
@@ -71,13 +71,15 @@ def run(args):
         except ValueError as err:
             raise ValueError(f"--metric {name!r}: {err}") from None
     check_distinct("metric", [x.name for x in targets])
-    shapes = []
     given = name_list(args.shape, "--shape")
+    names = []
     for name in given:
-        if name.lower() not in SHAPE_NAMES:
-            raise ValueError(f"--shape {name!r}: expected none or non-increasing")
-        shapes.append(SHAPE_NAMES[name.lower()])
-    check_distinct("shape", [x.lower() for x in given], given)
+        try:
+            names.append(resolve_name("shape", name, SHAPE_NAMES))
+        except ValueError as err:
+            raise ValueError(f"--shape {name!r}: {err}") from None
+    check_distinct("shape", names, given)
+    shapes = [SHAPE_NAMES[x] for x in names]
     check_level("--level", args.level)
     if args.tolerance is not None and not 0 <= args.tolerance < float("inf"):
         raise ValueError(f"--tolerance must be finite and >= 0, got {args.tolerance}")

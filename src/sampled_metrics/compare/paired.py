@@ -21,7 +21,7 @@ from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
 from ..metrics import parse_metrics
 from ..multipositive.positives import DEFAULT_MAX_M, correct_positives
-from ..registry import COMPARE_METHODS, CORRECTIONS, name_list
+from ..registry import COMPARE_METHODS, CORRECTIONS, name_list, resolve_name
 from ..resampling import percentile_interval, resampled_counts, resampled_users
 from ..sampling import check_nm
 from ..seeds import as_generator, generator
@@ -289,8 +289,8 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     metric_list = parse_metrics(metrics, distinct=True)
     check_interval_draws("bootstrap", bootstrap, level)
     check_integer("estimator_bootstrap", estimator_bootstrap, 0)
-    if plugin not in ("mes", None):
-        raise ValueError(f"unknown plug-in estimator {plugin!r}; expected 'mes' (or None)")
+    if plugin is not None:
+        plugin = resolve_name("plug-in estimator", plugin, ("mes",), choices="mes, None")
     if plugin is None and ("mn" in labels or "mes" in labels):
         raise ValueError("methods 'mn' and 'mes' need the MES plug-in (plugin='mes')")
     rng = generator(seed, "compare") if rng is None else as_generator(rng)

@@ -14,6 +14,7 @@ from threadpoolctl import threadpool_limits
 
 from ..metrics import parse_metric
 from ..parallel import map_items
+from ..registry import resolve_name
 from ..sampling import check_nm
 from .moments import RankLawMoments, rank_law_moments
 from .vectors import correction_array, needs_moments, parse_corrections
@@ -36,8 +37,7 @@ def n_for_users(n_u, n_mode: str, n_items: int) -> np.ndarray:
     >>> n_for_users([3000, 3600], "global", 3706).tolist()
     [3706, 3706]
     """
-    if n_mode not in N_MODES:
-        raise ValueError(f"unknown n_mode {n_mode!r}; expected 'per_user' or 'global'")
+    n_mode = resolve_name("n_mode", n_mode, N_MODES)
     n_u = np.asarray(n_u, dtype=np.int64)
     return np.full_like(n_u, n_items) if n_mode == "global" else n_u
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..checks import check_allocation, check_integer, check_real
 from ..metrics import parse_metric
+from ..registry import resolve_name
 from ..sampling import check_nm, expected_metric_matrix
 from .moments import check_prior
 from .vectors import correction_label, correction_vectors
@@ -45,8 +46,7 @@ def bias_at(metric, n: int, m: int, correction: str = "sampled", sampling: str =
     the uniform prior, as in KDD'20's experiments; ``prior`` is the rank distribution the
     bias is measured under (uniform by default).
     """
-    if criterion not in CRITERIA:
-        raise ValueError(f"unknown bias criterion {criterion!r}; expected 'rms' or 'mean'")
+    criterion = resolve_name("bias criterion", criterion, CRITERIA)
     n, m = check_nm(n, m, sampling)
     check_allocation(4 * n, f"the rank law over the n = {n} items")
     p = check_prior(prior, n)

@@ -15,7 +15,7 @@ from ..registry import ESTIMATORS
 from ..sampling import check_nm
 from .entropy import mes
 from .histogram import sampled_rank_histogram
-from .likelihood import mle, mle_rows, wmle, wmle_reading, wmle_weights
+from .likelihood import check_solver, mle, mle_rows, wmle, wmle_reading, wmle_weights
 
 __all__ = ["ESTIMATORS", "BATCH_HISTOGRAMS", "mle_distribution", "wmle_distribution",
            "mes_distribution", "parse_estimator", "estimate_rank_distribution",
@@ -159,7 +159,8 @@ def parse_estimator(estimator: str, **options) -> tuple[str, dict]:
                          f"allowed: {', '.join(allowed)}")
     if "epochs" in options and options["epochs"] is not None:
         clash = sorted({"max_iter", "tol"} & set(options))
-        if clash or options.get("solver", "em") != "em":
+        solver = options.get("solver", "em")
+        if clash or solver is None or check_solver(solver) != "em":
             raise ValueError(f"estimator {name!r}: epochs (a fixed EM schedule) excludes "
                              f"{', '.join(clash) or 'solver ' + repr(options['solver'])}")
     if name == "bv" and "gamma" not in options:

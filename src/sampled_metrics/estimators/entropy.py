@@ -11,6 +11,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import linalg, special
 
+from ..registry import resolve_name
 from ..sampling import check_nm
 from .histogram import check_histogram, check_stopping, mixture_matrix
 
@@ -92,13 +93,10 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
     n, m = check_nm(n, m, sampling)
     P = check_histogram(hist, m)
     eta = _check_eta(eta)
-    if eta_scaling not in ("fixed", "bins"):
-        raise ValueError(f"unknown eta_scaling {eta_scaling!r}; expected 'fixed' or 'bins'")
-    if eta_scaling == "bins":
+    if resolve_name("eta_scaling", eta_scaling, ("fixed", "bins")) == "bins":
         eta = eta / (m + 1)
     max_iter, tol = check_stopping(max_iter, tol)
-    if hessian not in ("banded", "dense"):
-        raise ValueError(f"unknown Hessian assembly {hessian!r}; expected 'banded' or 'dense'")
+    hessian = resolve_name("Hessian assembly", hessian, ("banded", "dense"))
     A = mixture_matrix(n, m, sampling)
     obs = P > 0
     if not obs.all():

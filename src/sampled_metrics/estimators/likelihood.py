@@ -9,11 +9,13 @@ import time
 
 import numpy as np
 
+from ..registry import resolve_name
 from ..sampling import check_nm
 from .em import em_rows, squarem_rows
 from .histogram import check_histogram, check_stopping, mixture_matrix
 
-__all__ = ["MLE_SOLVERS", "MLE_TOL", "SQUAREM_STEP_FACTOR", "WMLE_READINGS", "mle",
+__all__ = ["MLE_SOLVERS", "MLE_TOL", "SQUAREM_STEP_FACTOR", "WMLE_READINGS", "WEIGHT_KINDS",
+           "check_solver", "check_reading", "mle",
            "mle_problem", "mle_rows", "weight_function", "expected_weights", "wmle",
            "wmle_weights", "wmle_reading"]
 
@@ -26,6 +28,8 @@ MLE_TOL = {"squarem": 8e-9, "em": 1e-8}
 #: SQUAREM: factor by which the maximal step length grows / shrinks (Varadhan & Roland's
 #: mstep; their code uses 4, 2 needed ~10 % fewer EM evaluations on ML-1M-sized histograms).
 SQUAREM_STEP_FACTOR = 2.0
+#: The weights of the weighted MLE, by the metric they follow (see :func:`weight_function`).
+WEIGHT_KINDS = ("ndcg", "ap", "none")
 
 
 def weight_function(kind: str = "ndcg", C: float = 10, zero_based: bool = False):
@@ -41,8 +45,7 @@ def weight_function(kind: str = "ndcg", C: float = 10, zero_based: bool = False)
     to the metric's domain, so that w(1) = M(1) = 1 (NDCG, C = 10: w(100) = 0.28, a 3.6-fold
     tilt). C > 0 slows the decay (Jin et al. use C > 1). Returns a vectorised function of r~.
     """
-    if kind not in ("ndcg", "ap", "none"):
-        raise ValueError(f"unknown weight kind {kind!r}; expected 'ndcg', 'ap' or 'none'")
+    kind = resolve_name("weight kind", kind, WEIGHT_KINDS)
     C = float(C)
     if not (np.isfinite(C) and C > 0):
         raise ValueError(f"weight constant C must be positive, got {C}")
@@ -59,6 +62,18 @@ def weight_function(kind: str = "ndcg", C: float = 10, zero_based: bool = False)
 
 #: Readings of Jin et al.'s weighted MLE (see :func:`wmle`).
 WMLE_READINGS = ("printed", "zero_based", "detilt")
+
+
+def check_reading(reading) -> str:
+    """The canonical name of the WMLE reading of :data:`WMLE_READINGS` that ``reading`` names
+    (in any case); the registries' one-line ValueError otherwise."""
+    return resolve_name("WMLE reading", reading, WMLE_READINGS)
+
+
+def check_solver(solver) -> str:
+    """The canonical name of the solver of :data:`MLE_SOLVERS` that ``solver`` names (in any
+    case); the registries' one-line ValueError otherwise."""
+    return resolve_name("MLE solver", solver, MLE_SOLVERS)
 
 
 def expected_weights(weights, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
@@ -92,6 +107,7 @@ def wmle(hist, n: int, m: int, sampling: str = "binomial", weight: str = "ndcg",
 
     ``mle_options``: those of :func:`mle` (max_iter, tol, init, solver, epochs).
     """
+    reading = check_reading(reading)
     w = wmle_weights(weight, C, reading)
     pi, info = mle(hist, n, m, sampling, weights=w, **mle_options)
     return wmle_reading(pi, w, reading, n, m, sampling), {**info, "reading": reading}
@@ -99,15 +115,12 @@ def wmle(hist, n: int, m: int, sampling: str = "binomial", weight: str = "ndcg",
 
 def wmle_weights(weight: str = "ndcg", C: float = 10, reading: str = "printed"):
     """w(r~) of a WMLE reading (0-based sampled ranks for 'zero_based')."""
-    if reading not in WMLE_READINGS:
-        raise ValueError(f"unknown WMLE reading {reading!r}; expected one of "
-                         f"{', '.join(WMLE_READINGS)}")
-    return weight_function(weight, C, zero_based=reading == "zero_based")
+    return weight_function(weight, C, zero_based=check_reading(reading) == "zero_based")
 
 
 def wmle_reading(pi, w, reading: str, n: int, m: int, sampling: str) -> np.ndarray:
     """The WMLE reading's estimate from the weighted fit ``pi`` (rows of pi for several)."""
-    if reading != "detilt":
+    if check_reading(reading) != "detilt":
         return pi
     pi = pi / expected_weights(w, n, m, sampling)
     return pi / pi.sum(axis=-1, keepdims=True)
@@ -271,9 +284,7 @@ def mle_problem(hist, n, m, sampling, weights, max_iter, tol, init, solver, epoc
     n, m = check_nm(n, m, sampling)
     if solver is None:
         solver = "em" if epochs is not None else "squarem"
-    if solver not in MLE_SOLVERS:
-        raise ValueError(f"unknown MLE solver {solver!r}; expected one of "
-                         f"{', '.join(MLE_SOLVERS)}")
+    solver = check_solver(solver)
     if epochs is not None:
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise ValueError(f"epochs (number of EM steps) must be an integer >= 1, got "

@@ -21,6 +21,7 @@ import numpy as np
 from ..checks import check_allocation
 from ..estimators.histogram import mixture_matrix
 from ..parallel import thread_count
+from ..registry import resolve_name
 from ..sampling import check_nm, check_sampling, log_rank_pmf_at
 
 __all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms", "atom_metric"]
@@ -52,7 +53,7 @@ def atom_grid(n: int, m: int, cutoffs=(), shape: str = "non-increasing") -> np.n
     >>> int(atom_grid(3706, 100)[-1]), len(atom_grid(3706, 100)), len(atom_grid(3706, 100, shape="none"))
     (3706, 73, 104)
     """
-    check_shape(shape)
+    shape = check_shape(shape)
     ks, k = [1], 1.0
     while True:
         step = GRID_RELATIVE * k
@@ -67,10 +68,9 @@ def atom_grid(n: int, m: int, cutoffs=(), shape: str = "non-increasing") -> np.n
 
 
 def check_shape(shape) -> str:
-    """``shape`` if it is one of ``SHAPES``; ValueError naming it otherwise."""
-    if shape not in SHAPES:
-        raise ValueError(f"unknown shape {shape!r}; expected one of {', '.join(SHAPES)}")
-    return shape
+    """The canonical name of the shape of ``SHAPES`` that ``shape`` names (in any case); the
+    registries' one-line ValueError otherwise."""
+    return resolve_name("shape", shape, SHAPES)
 
 
 def atom_ranges(ks: np.ndarray, shape: str = "non-increasing") -> tuple[np.ndarray, np.ndarray]:

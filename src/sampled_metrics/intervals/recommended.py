@@ -40,7 +40,7 @@ from ..parallel import thread_count
 from ..multipositive.shifted import ShiftedMetric
 from ..registry import RECOMMENDED
 from ..sampling import check_sampling
-from .atoms import atom_grid, atom_metric, atom_ranges, histogram_atoms, user_atoms
+from .atoms import atom_grid, atom_metric, atom_ranges, check_shape, histogram_atoms, user_atoms
 from .profile import mixture_mle, profile_ranges
 
 __all__ = ["RECOMMENDED", "recommended_interval"]
@@ -100,6 +100,7 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     True
     """
     sampling = check_sampling(sampling)
+    shape = check_shape(shape)
     check_level("level", level)
     metrics = parse_metrics(metrics)
     s = np.asarray(sampled_ranks).reshape(-1)

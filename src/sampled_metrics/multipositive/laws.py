@@ -43,19 +43,25 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["PROTOCOLS", "correction_sampling", "negatives_above_pmf"]
+from ..registry import resolve_name
+
+__all__ = ["PROTOCOLS", "check_protocol", "correction_sampling", "negatives_above_pmf"]
 
 PROTOCOLS = ("per_user", "per_user_without", "per_positive", "per_positive_without",
              "popularity")
+
+
+def check_protocol(protocol) -> str:
+    """The canonical name of the protocol of :data:`PROTOCOLS` that ``protocol`` names (in
+    any case); the registries' one-line ValueError otherwise."""
+    return resolve_name("protocol", protocol, PROTOCOLS)
 
 
 def correction_sampling(protocol: str) -> str:
     """The one-item law (``binomial`` or ``hypergeometric``) the corrections use for a
     protocol; ValueError for ``popularity`` (positions cannot be corrected, see the module
     docstring)."""
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"unknown protocol {protocol!r}; expected one of "
-                         f"{', '.join(PROTOCOLS)}")
+    protocol = check_protocol(protocol)
     if protocol == "popularity":
         raise ValueError("protocol 'popularity': positions alone cannot be corrected; record "
                          "for each drawn negative whether it outranked the positive and its "
@@ -84,6 +90,7 @@ def negatives_above_pmf(x: int, n_nonrelevant: int, m: int, protocol: str, k: in
     -------
     ndarray of length M + 1.
     """
+    protocol = check_protocol(protocol)
     correction_sampling(protocol)
     N, x, m, k = int(n_nonrelevant), int(x), int(m), int(k)
     if not 0 <= x <= N or N < 1 or m < 1 or k < 1:

@@ -22,6 +22,7 @@ import numpy as np
 from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
+from ..registry import resolve_name
 from .base import Recommender, check_train
 from .dense_kernels import (check_dtype, check_threads, cooccurrence, sparse_dense_product,
                             symmetrize_from_lower, to_c_order)
@@ -34,10 +35,9 @@ INVERSES = ("lapack", "tiled")
 
 
 def check_inverse(inverse, name: str = "inverse") -> str:
-    """``inverse`` if it is one of :data:`INVERSES`; ValueError naming ``name`` otherwise."""
-    if inverse not in INVERSES:
-        raise ValueError(f"{name} must be one of {INVERSES}, got {inverse!r}")
-    return inverse
+    """The canonical name of the inverse of :data:`INVERSES` that ``inverse`` names (in any
+    case); the registries' one-line ValueError calling it ``name`` otherwise."""
+    return resolve_name(name, inverse, INVERSES)
 
 
 def spd_inverse_inplace(G: np.ndarray, threads: int | None = None,

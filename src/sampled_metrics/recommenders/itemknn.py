@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..registry import resolve_name
 from .base import Recommender, check_train
 from .dense_kernels import (check_dtype, check_threads, cooccurrence, sparse_dense_product,
                             to_c_order)
@@ -106,10 +107,10 @@ class ItemKNN(Recommender):
                  diagonal: str = "auto", neighbours: str = "column", norm: str = "l2",
                  denominator: bool = False, block_size: int = 1024,
                  threads: int | None = None, dtype: str = "float32"):
-        for name, allowed in _CHOICES.items():
-            value = {"diagonal": diagonal, "neighbours": neighbours, "norm": norm}[name]
-            if value not in allowed:
-                raise ValueError(f"ItemKNN {name} must be one of {allowed}, got {value!r}")
+        diagonal, neighbours, norm = (resolve_name(f"ItemKNN {name}", value, _CHOICES[name])
+                                      for name, value in (("diagonal", diagonal),
+                                                          ("neighbours", neighbours),
+                                                          ("norm", norm)))
         for name, value in (("k", k), ("k_prime", k_prime)):
             if value is not None and (int(value) != value or value < 1):
                 raise ValueError(f"ItemKNN {name} must be a positive integer or None, "
