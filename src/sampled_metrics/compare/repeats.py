@@ -15,6 +15,7 @@ from ..metrics import parse_metric
 from ..seeds import generator
 from .matching import check_rank_files
 from .paired import ESTIMATOR_METHODS, PRIOR_METHODS, compare_ranks
+from .table import results_table
 from .verdicts import VERDICTS, orders_like_exact
 
 __all__ = ["compare_repeats", "agreement_summary", "table_repeats", "familywise_summary"]
@@ -164,8 +165,6 @@ def table_repeats(rank_files: dict, m: int, metrics, variants, *, repeats=None,
 def _table_repeat(files, first, n, m, t, metric_list, variants, seed, options, pair_parts,
                   model_parts) -> None:
     """Repeat t's tables, one per variant, appended to the parts."""
-    from .table import results_table
-
     ranks = {k: f.sampled_ranks(m, t) for k, f in files.items()}
     for method, familywise in variants:
         headline = RECOMMENDED if method in ESTIMATOR_METHODS + PRIOR_METHODS else method
