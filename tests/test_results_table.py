@@ -405,3 +405,12 @@ def test_familywise_draws_are_the_fewest_that_read_the_worst_family(H, S, level)
     assert np.all(levels < 1)
     with pytest.raises(ValueError, match="too few"):
         familywise_levels(worst(need - 1), level)
+
+
+def test_names_are_read_in_any_case(sampled):
+    """'Recommended' and 'CLS' are the registry's names: the same table, the recommended
+    row the headline."""
+    with threadpool_limits(1):
+        a = results_table(sampled, METRICS, ["Recommended", "CLS"], n=N, m=M, bootstrap=400)
+        b = results_table(sampled, METRICS, ["recommended", "cls"], n=N, m=M, bootstrap=400)
+    assert a.headline == "recommended" and a.models.equals(b.models)

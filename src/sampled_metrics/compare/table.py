@@ -17,7 +17,8 @@ from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
 from ..evaluators.catalogue import get_evaluator, resolve_sampling
 from ..intervals.recommended import RECOMMENDED
-from ..intervals.table import DEFAULT_CORRECTIONS, correct, correct_positions, correction_names
+from ..intervals.table import (DEFAULT_CORRECTIONS, correct, correct_positions,
+                               correction_names, is_recommended)
 from ..metrics import parse_metrics
 from ..multipositive.longformat import LongPositions, check_pools, merge_evaluator, \
     read_long
@@ -171,7 +172,8 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
                          "format, not both")
     kind = "positions" if long[0] else "ranks"
     metric_list = parse_metrics(metrics, distinct=True)
-    names_given = correction_names(corrections)
+    names_given = [RECOMMENDED if is_recommended(x) else x
+                   for x in correction_names(corrections)]
     headline = RECOMMENDED if RECOMMENDED in names_given else names_given[0]
     check_level("level", level)
     if familywise not in FAMILYWISE_METHODS:
