@@ -27,11 +27,6 @@ HAND_WRITTEN = {
     "recommenders/dense_kernels.py": "a numpy dtype, spelt as numpy spells it",
     "workflow/configuration/check.py": "a config key's enumeration, in the config check's "
                                        "format ('config key <key>: expected one of ...')",
-    "compare/familywise.py": "the family-wise methods: its own message still",
-    "compare/table.py": "the family-wise procedures: its own message still",
-    "compare/layout.py": "the table styles and documents: its own message still",
-    "workflow/steps/practice_study.py": "the practice study's splits: its own message still",
-    "workflow/steps/interval_study.py": "the interval study's shapes: its own message still",
 }
 
 #: every Registry, by the name it is imported as

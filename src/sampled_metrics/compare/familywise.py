@@ -48,6 +48,7 @@ import math
 import numpy as np
 
 from ..checks import check_level
+from ..registry import resolve_name
 from ..resampling import percentile_interval
 
 __all__ = ["FAMILYWISE_METHODS", "familywise_levels", "familywise_draws", "hull_confident",
@@ -113,9 +114,7 @@ def familywise_levels(replicates, level: float = 0.95, method: str = "maxstat"
     if not np.all(np.isfinite(X)):
         raise ValueError("replicates must be finite")
     check_level("level", level)
-    if method not in FAMILYWISE_METHODS:
-        raise ValueError(f"unknown family-wise method {method!r}; expected one of "
-                         f"{', '.join(FAMILYWISE_METHODS)}")
+    method = resolve_name("family-wise procedure", method, FAMILYWISE_METHODS)
     B, H, _ = X.shape
     alpha = 1 - level
     if method == "holm" and B < math.ceil(2 * H / alpha):
@@ -158,7 +157,7 @@ def familywise_draws(comparisons: int, statistics: int, level: float = 0.95,
     if method == "holm":
         return max(least, math.ceil(2 * comparisons / alpha))
     need = 2 * comparisons * statistics
-    B = max(least, math.ceil(need / alpha))
+    B = max(least, math.floor(need / alpha) - 2)     # below the bound: rounding of alpha
     while B - math.ceil((1 - alpha) * B) < need:
         B += 1
     return B

@@ -27,6 +27,7 @@ import html
 import pandas as pd
 
 from ..intervals.recommended import RECOMMENDED
+from ..registry import unknown_name
 from ..writers import latex_escape, render_html, render_latex, render_markdown
 from .table import ResultsTable
 
@@ -73,7 +74,7 @@ def results_cells(table: ResultsTable, style: str = "text") -> tuple[pd.DataFram
     (pandas.DataFrame of str, str)
     """
     if style not in STYLES:
-        raise ValueError(f"unknown style {style!r}; expected one of {', '.join(STYLES)}")
+        raise unknown_name("style", style, STYLES)
     rows = table.models[table.models.correction == table.headline]
     metrics = list(dict.fromkeys(rows.metric))
     best = rows.groupby("metric").value.max()
@@ -99,7 +100,7 @@ def results_document(table: ResultsTable, form: str) -> str:
     ``latex`` (booktabs: the letter and the values centred, the caption in ``\\caption``)
     or ``html`` (a standalone page, the caption below), from :func:`results_cells`."""
     if form not in DOCUMENTS:
-        raise ValueError(f"unknown document {form!r}; expected one of {', '.join(DOCUMENTS)}")
+        raise unknown_name("document", form, DOCUMENTS)
     cells, caption = results_cells(table, form)
     if form == "markdown":
         return render_markdown(cells, note=caption)

@@ -24,7 +24,7 @@ from ..multipositive.longformat import LongPositions, check_pools, merge_evaluat
     read_long
 from ..multipositive.positives import DEFAULT_MAX_M
 from ..parallel import map_items
-from ..registry import DEFAULT_METRICS
+from ..registry import DEFAULT_METRICS, resolve_name
 from ..sampling import check_nm
 from ..seeds import generator
 from .bias import MES_ETA
@@ -176,9 +176,7 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
                    for x in correction_names(corrections)]
     headline = RECOMMENDED if RECOMMENDED in names_given else names_given[0]
     check_level("level", level)
-    if familywise not in FAMILYWISE_METHODS:
-        raise ValueError(f"unknown family-wise procedure {familywise!r}; expected one of "
-                         f"{', '.join(FAMILYWISE_METHODS)}")
+    familywise = resolve_name("family-wise procedure", familywise, FAMILYWISE_METHODS)
     label = _verdict_method(method, kind)
     H = len(names) * (len(names) - 1) // 2 * len(metric_list)
     if bootstrap is None:

@@ -41,6 +41,7 @@ from ...metrics import parse_metric
 from ...multipositive.longformat import read_positions
 from ...multipositive.positives import multi_positive_metric
 from ...parallel import map_items
+from ...registry import resolve_name
 from ...resampling import bootstrap_histograms, percentile_interval
 from ...sampling import draw_sampled_ranks
 from ..tables import write_validation
@@ -70,6 +71,7 @@ COLUMNS = ["shape", "n", "m", "sampling", "pool", "draw", "metric", "method", "v
 def true_ranks(shape: str, n_u: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """True ranks of the users (one per entry of ``n_u``, each in 1..n_u) under ``shape``."""
     U = n_u.size
+    shape = resolve_name("shape", shape, SHAPES)
     if shape == "flat":
         u = rng.random(U)
     elif shape == "ml1m":
@@ -85,8 +87,6 @@ def true_ranks(shape: str, n_u: np.ndarray, rng: np.random.Generator) -> np.ndar
         x = (np.arange(1, 1001) - 0.5) / 1000
         p = np.exp(-x / 0.12) + 0.2 * np.exp(-((x - 0.6) / 0.1) ** 2)
         u = rng.choice(x, U, p=p / p.sum()) + (rng.random(U) - 0.5) / 1000
-    else:
-        raise ValueError(f"unknown shape {shape!r}; expected one of {', '.join(SHAPES)}")
     return np.clip(np.ceil(u * n_u), 1, n_u).astype(np.int64)
 
 

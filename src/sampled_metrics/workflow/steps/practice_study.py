@@ -41,6 +41,7 @@ from ...multipositive.holdout import SPLITS, leave_last_out_positives, random_ho
 from ...multipositive.positives import PositiveTable, correct_positives, multi_positive_metric
 from ...multipositive.weighted import weighted_corrected_metric
 from ...recommenders import make_recommender
+from ...registry import resolve_name
 from ...seeds import derive_seed, generator
 from ..tables import atomic_write_text, percent, render_markdown, write_csv
 
@@ -55,8 +56,7 @@ def practice_runs(split_path, split_kind: str, recommenders: dict, *, dataset: s
                   popularity_repeats: int, metrics, corrections, tie: str,
                   processes: int = 1) -> pd.DataFrame:
     """The tidy frame of the module docstring for one split of one dataset."""
-    if split_kind not in SPLITS:
-        raise ValueError(f"unknown split {split_kind!r}; expected one of {', '.join(SPLITS)}")
+    split_kind = resolve_name("split", split_kind, SPLITS)
     split = load_split(split_path)
     base = derive_seed(seed, dataset, "practice", split_kind)
     pos = (leave_last_out_positives(split) if split_kind == "last"
