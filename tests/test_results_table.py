@@ -15,11 +15,12 @@ from threadpoolctl import threadpool_limits
 
 from sampled_metrics.compare.familywise import familywise_levels, sorted_positions
 from sampled_metrics.compare.paired import compare_positives, compare_ranks
-from sampled_metrics.compare.table import results_table
+from sampled_metrics.compare.table import VERDICT_METHODS, results_table
 from sampled_metrics.intervals.table import correct, correct_positions
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.multipositive.longformat import read_long
 from sampled_metrics.sampling import draw_sampled_ranks
+from sampled_metrics.writers import latex_escape
 
 N, M, USERS = 600, 30, 800
 METRICS = ["recall@10", "ndcg@10"]
@@ -71,7 +72,8 @@ def test_each_verdict_is_compares_at_its_level(sampled, table):
             # the pair alone with the same seed: the same resampled users, so the same
             # replicates and interval ends, bit for bit
             want = compare_ranks({pair.a: sampled[pair.a], pair.b: sampled[pair.b]}, N, M,
-                                 METRICS, ["mes"], level=pair.level, bootstrap=800, seed=3)
+                                 METRICS, [VERDICT_METHODS["ranks"]], level=pair.level,
+                                 bootstrap=800, seed=3)
         row = want[want.metric == pair.metric].iloc[0]
         assert (row.verdict, row.low, row.high) == (pair.verdict, pair.low, pair.high)
         assert pair.level >= 0.95
@@ -242,8 +244,9 @@ def test_latex_is_booktabs_with_bold_best_and_letters(capsys, files, table):
     assert lines[3] == "\\toprule" and "\\midrule" in lines and "\\bottomrule" in lines
     assert lines[-1] == "\\end{table}" and lines[-2].startswith("\\caption{")
     caption = lines[-2]
-    for part in ("with replacement", "n = 600", "m = 30", "the mes verdict",
-                 "family-wise level 95 \\%", "max-statistic"):
+    verdicts = latex_escape(f"the {VERDICT_METHODS['ranks']} verdict")
+    for part in ("with replacement", "n = 600", "m = 30", verdicts, "family-wise level 95 \\%",
+                 "max-statistic"):
         assert part in caption, part
     assert out.count("{") == out.count("}")
     rows = [re.split(r"(?<!\\)&", row) for row in _latex_rows(out)]

@@ -44,8 +44,7 @@ def add_parser(sub) -> None:
     add_metric_option(p)
     add_method_option(p, CORRECTIONS, DEFAULT_METHODS["correct"], extra="recommended, ")
     p.add_argument("--verdict-method", help="the method of the pairs' verdicts: "
-                   f"{COMPARE_METHODS.choices()} but mle (default: mes; bv_0.1 for "
-                   "long-format CSVs)")
+                   f"{COMPARE_METHODS.choices()} but mle (default: bv_0.1)")
     p.add_argument("--familywise", choices=("maxstat", "holm"), default="maxstat",
                    help="how the family-wise error over all pairs and metrics is held: "
                    "maxstat, the max-statistic paired bootstrap, or holm, Holm's step-down "
@@ -165,7 +164,7 @@ def _layout(cells, caption: str) -> str:
     text = "\n\n".join(aligned(cells, ["#", "model", *(x for x, _ in part)])
                        for part in blocks)
     # a number and its unit (95 %) stay on one line
-    lines = textwrap.wrap(caption.replace(" %", "\u00a0%"), WIDTH)
+    lines = textwrap.wrap(caption.replace(" %", "\u00a0%"), WIDTH, break_on_hyphens=False)
     return text + "\n\n" + "\n".join(lines).replace("\u00a0", " ") + "\n"
 
 
