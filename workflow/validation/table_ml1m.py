@@ -10,7 +10,7 @@ import logging
 
 from sampled_metrics.workflow.steps.compare_study import table_validation
 
-VARIANTS = "mes/maxstat,mes/holm,bv_0.1/maxstat,sampled/maxstat"
+VARIANTS = "bv_0.1/maxstat,bv_0.1/holm,mes/maxstat,sampled/maxstat"
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--ranks-dir", default="results/ml-1m/ranks")
