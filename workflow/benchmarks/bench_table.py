@@ -5,8 +5,9 @@
 
 The command is the guide's default, ``sampled-metrics table r0.txt ... r9.txt --n 3706
 --m 100``: per model the recommended answer, sampled, CLS and BV 0.1 on recall@10, ndcg@10
-and ap; the MES verdicts of the 45 pairs x 3 metrics under the max-statistic family-wise
-procedure, with the default draws (max(2000, 2 H / 0.05) = 5,400 for H = 135); worker
+and ap; the default (BV 0.1) verdicts of the 45 pairs x 3 metrics under the max-statistic
+family-wise procedure, with the default draws (``familywise_draws``: 2 H S / 0.05 = 10,800
+for H = 135 comparisons of S = 2 statistics); worker
 processes on the CPUs available. Model i's users have true ranks ceil(n F_i^-1(Phi(0.7 z_u +
 0.71 e_ui))), F_i the Beta(0.5, 3 + 0.3 i) law and z_u a user's shared difficulty (Recall@10
 from 10 % to 14 %), its sampled ranks drawn with replacement at m = 100, seeded, one file
