@@ -59,8 +59,9 @@ def table_validation(rank_paths: dict, m: int, metrics, variants, out_stem, *, s
     """Write ``<out_stem>_per_repeat.csv`` (every repeat's pairs,
     :func:`~sampled_metrics.compare.repeats.table_repeats`), ``<out_stem>.csv`` (the summary
     of :func:`~sampled_metrics.compare.repeats.familywise_summary`), ``<out_stem>.md`` (one
-    row per variant) and ``<out_stem>_models.csv`` (per variant, model and metric: how often
-    the headline interval holds the exact value). ``options`` go to ``results_table``."""
+    row per variant), ``<out_stem>_metrics.csv`` (the summary per metric) and
+    ``<out_stem>_models.csv`` (per variant, model and metric: how often the headline
+    interval holds the exact value). ``options`` go to ``results_table``."""
     files = read_rank_files(rank_paths)
     pairs, models = table_repeats(files, m, metrics, variants, seed=seed, repeats=repeats,
                                   **options)
@@ -72,6 +73,10 @@ def table_validation(rank_paths: dict, m: int, metrics, variants, out_stem, *, s
                                               exact=("exact", "first"),
                                               mean_value=("value", "mean")).reset_index()
     write_csv(coverage, Path(str(out_stem) + "_models.csv"))
+    by_metric = pd.concat([familywise_summary(part).assign(metric=metric)
+                           for metric, part in pairs.groupby("metric", sort=False)],
+                          ignore_index=True)
+    write_csv(by_metric, Path(str(out_stem) + "_metrics.csv"))
     shown = pd.DataFrame({
         "verdicts": summary.method, "family-wise control": summary.familywise,
         "repeats with a confidently wrong verdict": [
