@@ -124,13 +124,17 @@ def place_local_files(datasets: dict, wd: Path, inside: Path) -> None:
                 local.touch()
 
 
+def snakemake_command(*args: str) -> list[str]:
+    """The command line ``snakemake --configfile config/test.yaml ARGS``, run by this Python."""
+    return [sys.executable, "-m", "snakemake", "--configfile", "config/test.yaml", *args]
+
+
 def snakemake(cwd: Path, *args: str, timeout: int = 900,
               env: dict | None = None) -> subprocess.CompletedProcess:
     """``snakemake --configfile config/test.yaml ARGS`` in ``cwd`` (``env``: the environment,
     default this process's)."""
-    cmd = [sys.executable, "-m", "snakemake", "--configfile", "config/test.yaml", *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env=env)
+    return subprocess.run(snakemake_command(*args), cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env)
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ the docs say (one fit job per (dataset, recommender), one ranks job per shard of
 two per recommender, one corrections job per (dataset, m), one estimates job per (dataset,
 recommender, m); the gather of the shards runs locally), as ``sacct`` records them. One dataset and
 no figures keep CI short: each SLURM job costs 10-20 s of Snakemake start-up on 2 shared cores,
-and these 14 jobs are every kind of dataset job (the other dataset only repeats them; a full
+and these 22 jobs are every kind of dataset job (the other dataset only repeats them; a full
 ``all`` run of config/test.yaml, 52 jobs, was checked identical the same way, docs/guide/cluster.md).
 
 Needs ``sbatch``, a node up, SLURM accounting (``sacct``) and the executor plugin
@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import copy_workflow, snakemake
+from conftest import copy_workflow, snakemake, snakemake_command
 
 pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 REQUIRE = "SAMPLED_METRICS_REQUIRE_SLURM"
@@ -86,19 +86,36 @@ def table_targets() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def slurm_run(slurm, tmp_path_factory):
+def slurm_run(slurm, tmp_path_factory, request):
     """The documented cluster command on config/test.yaml; partition and account given on the
-    command line (the profile names none). Returns the workdir and sacct's rows of its jobs."""
+    command line (the profile names none). While the cluster runs it, this machine makes the
+    local run the results are compared with (``local_run``): the cluster's jobs, a few
+    seconds each, leave the cores idle between sacct's polls. Returns the workdir, sacct's
+    rows of its jobs and (partition, account)."""
     wd = copy_workflow(tmp_path_factory.mktemp("slurm"))
+    log = tmp_path_factory.mktemp("slurm_log") / "snakemake.log"
     partition, account = partition_and_account()
     start = time.strftime("%Y-%m-%dT%H:%M:%S")
-    proc = snakemake(wd, "--workflow-profile", "profiles/slurm",
-                     "--default-resources", f"slurm_partition={partition}",
-                     f"slurm_account={account}",
-                     # poll sacct every 5 s, not 40 s: the test's jobs last seconds
-                     "--slurm-init-seconds-before-status-checks", "5", *table_targets(),
-                     timeout=1500)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    deadline = time.monotonic() + 1500
+    cmd = snakemake_command("--workflow-profile", "profiles/slurm",
+                            "--default-resources", f"slurm_partition={partition}",
+                            f"slurm_account={account}",
+                            # poll sacct every 5 s, not 40 s: the test's jobs last seconds
+                            "--slurm-init-seconds-before-status-checks", "5",
+                            *table_targets())
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, cwd=wd, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            request.getfixturevalue("local_run")
+            returncode = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        finally:
+            if proc.poll() is None:          # local_run failed or the cluster timed out
+                proc.terminate()             # snakemake cancels its SLURM jobs
+                try:
+                    proc.wait(timeout=120)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+    assert returncode == 0, log.read_text()[-3000:]
     rows = _out("sacct", "-n", "-X", "-P", "-S", start, "-o",
                 "JobID,State,Partition,Account,WorkDir,Comment").splitlines()
     jobs = [dict(zip(("id", "state", "partition", "account", "workdir", "comment"),
@@ -108,7 +125,7 @@ def slurm_run(slurm, tmp_path_factory):
 
 def test_results_are_byte_identical_to_the_local_run(slurm_run, request):
     wd = slurm_run[0]
-    local_run = request.getfixturevalue("local_run")   # only once SLURM has run (or skipped)
+    local_run = request.getfixturevalue("local_run")   # made by slurm_run, beside the cluster
     cluster = sorted(p.relative_to(wd) for p in (wd / "results").rglob("*") if p.is_file())
     assert {Path(t) for t in table_targets()} <= set(cluster)
     assert len(cluster) > 20          # also the rank files, corrections and estimates
