@@ -2,10 +2,12 @@
 import hashlib
 import io
 import json
+import os
 import re
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -391,21 +393,40 @@ def test_forced_rerun_in_one_shard_on_one_core_is_byte_identical(workdir, tmp_pa
         assert p.read_bytes() == content, p
 
 
-@pytest.mark.parametrize("configfile", sorted(
-    str(p.relative_to(ROOT)) for p in [*ROOT.glob("config/*.yaml"),
-                                       *ROOT.glob("config/datasets/*.yaml")]
-    if p != ROOT / LOCAL_CONFIG))                    # a developer's own, not shipped
-def test_every_shipped_config_plans(configfile, tmp_path):
+SHIPPED_CONFIGS = sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("config/*.yaml"),
+                                                            *ROOT.glob("config/datasets/*.yaml")]
+                         if p != ROOT / LOCAL_CONFIG)          # a developer's own, not shipped
+
+
+@pytest.fixture(scope="module")
+def shipped_plans(request, tmp_path_factory):
+    """The dry runs of the selected shipped configs, started together when the first of their
+    tests starts, as many at a time as there are cores (each spends most of its time starting
+    Snakemake): config file -> future of the finished process."""
+    selected = [item.callspec.params["configfile"] for item in request.session.items
+                if getattr(item, "module", None) is request.module
+                and getattr(item, "originalname", None) == "test_every_shipped_config_plans"]
+
+    def plan(configfile: str, folder: Path) -> subprocess.CompletedProcess:
+        wd = folder / "wf"
+        wd.mkdir()
+        copy_workflow(wd)
+        place_local_files(yaml.safe_load((ROOT / configfile).read_text()).get("datasets") or {},
+                          wd, folder)
+        cmd = [sys.executable, "-m", "snakemake", "-n", "--quiet", "--configfile", configfile]
+        return subprocess.run(cmd, cwd=wd, capture_output=True, text=True, timeout=300)
+
+    folders = {c: tmp_path_factory.mktemp("plan") for c in selected}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        yield {c: pool.submit(plan, c, folders[c]) for c in selected}
+
+
+@pytest.mark.parametrize("configfile", SHIPPED_CONFIGS)
+def test_every_shipped_config_plans(configfile, shipped_plans):
     """`snakemake -n` with each shipped config file (on top of config/config.yaml) plans a
     run: every target has a rule and every input function answers. The local files a config
     names (placeholders here) must exist for it to plan."""
-    wd = tmp_path / "wf"
-    wd.mkdir()
-    copy_workflow(wd)
-    place_local_files(yaml.safe_load((ROOT / configfile).read_text()).get("datasets") or {},
-                      wd, tmp_path)
-    cmd = [sys.executable, "-m", "snakemake", "-n", "--quiet", "--configfile", configfile]
-    proc = subprocess.run(cmd, cwd=wd, capture_output=True, text=True, timeout=300)
+    proc = shipped_plans[configfile].result()
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
 
 
