@@ -216,7 +216,7 @@ def joint_end(Ls, counts, cs, parts, w_mle, sign: float) -> float:
     state = {"w": list(w_mle)}
 
     def slack(x):
-        t = float(np.exp(x))
+        t = state["t"] = float(np.exp(x))
         state["w"] = [tilted_mle(L, h, sign * c, t, w)
                       for L, h, c, w in zip(Ls, counts, cs, state["w"])]
         state["sd"] = spread_sd(parts, state["w"])
@@ -226,13 +226,19 @@ def joint_end(Ls, counts, cs, parts, w_mle, sign: float) -> float:
 
     spread = max(float(np.ptp(c)) for c in cs)
     x = np.log(KAPPA / max(spread, 1e-12))
-    while slack(x) <= 0:
+    limit = x + np.log(1e12)                # as the profile's solver: beyond it, c's
+    while slack(x) <= 0:                    # maximum costs less than KAPPA
         x -= np.log(8)
-    lo = x
-    while slack(x) > 0:
-        lo, x = x, x + np.log(8)
-    t = float(np.exp(optimize.brentq(slack, lo, x, xtol=1e-3)))
-    slack(np.log(t))
+    lo, hi = x, None
+    while hi is None and x < limit:
+        x = min(x + np.log(8), limit)
+        if slack(x) <= 0:
+            hi = x
+        else:
+            lo = x
+    if hi is not None:
+        slack(optimize.brentq(slack, lo, hi, xtol=1e-3))
+    t = state["t"]
     value = sum(c @ w for c, w in zip(cs, state["w"])) + sign * t * state["sd"] ** 2
     return float(np.clip(value, 0.0, 1.0))
 
@@ -357,6 +363,8 @@ def main():
     parser.add_argument("--no-centre", action="store_true",
                         help="skip likelihood_centre and centre_50 (three more profile solves "
                              "per end)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the rows of the cells already in the output's CSV")
     parser.add_argument("--out", default="results/validation/recommended_point_width")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -364,8 +372,13 @@ def main():
                        args.draws, args.per_user_n, args.several_n)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    rows, start = [], time.perf_counter()
+    rows, start, done = [], time.perf_counter(), set()
+    if args.resume and out.with_suffix(".csv").exists():
+        rows = pd.read_csv(out.with_suffix(".csv")).to_dict("records")
+        done = {tuple(row[k] for k in cells[0]) for row in rows}
     for i, cell in enumerate(cells):
+        if tuple(cell.values()) in done:
+            continue
         tic = time.perf_counter()
         with threadpool_limits(1, user_api="blas"):     # K x K systems: threads only cost
             rows += cell_rows(cell, args.users, args.seed, not args.no_centre)
