@@ -2,9 +2,9 @@
 metric (see ``--help``; the method is :mod:`sampled_metrics.bounds`)."""
 from __future__ import annotations
 
-from ..registry import SAMPLING_LAWS, name_list, resolve_name
+from ..registry import name_list, resolve_name
 from .inputs import add_evaluator_option, add_format_option, add_metric_option, \
-    resolve_cli_sampling, sampling_law
+    add_n_option, add_sampling_option, resolve_cli_sampling
 
 __all__ = ["add_parser", "run"]
 
@@ -26,8 +26,7 @@ def add_parser(sub) -> None:
     """Add the ``bound`` sub-command to the ``sampled-metrics`` parser."""
     p = sub.add_parser("bound", help="full-ranking metric implied by published sampled values",
                        description=DESCRIPTION)
-    p.add_argument("--n", type=int, required=True, help="number of items the held-out item "
-                   "is truly ranked among (true ranks 1..n)")
+    add_n_option(p)
     p.add_argument("--m", type=int, help="sampled irrelevant items per ranking (1 <= m < "
                    "n); required unless --evaluator gives it")
     p.add_argument("--observed", required=True, help="published sampled values, "
@@ -37,9 +36,7 @@ def add_parser(sub) -> None:
     p.add_argument("--shape", default="none,non-increasing",
                    help="comma-separated assumptions on P(r): none, non-increasing; default "
                         "%(default)s")
-    p.add_argument("--sampling", type=sampling_law, choices=SAMPLING_LAWS,
-                   help="sampled items drawn with (binomial) or without (hypergeometric) "
-                        "replacement; default the --evaluator's law, else binomial")
+    add_sampling_option(p, "the --evaluator's law, else binomial")
     add_evaluator_option(p, "the evaluator that produced the published values: its own law "
                             "of the reported rank (self-draws, duplicates, ties) and its m; "
                             "--n then counts its pool with the positive")

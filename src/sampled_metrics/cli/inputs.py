@@ -16,6 +16,7 @@ from ..registry import DEFAULT_METRICS, SAMPLING_LAWS
 
 __all__ = ["add_metric_option", "add_method_option", "add_sample_options",
            "add_bootstrap_options", "add_evaluator_option", "add_format_option",
+           "add_n_option", "add_sampling_option",
            "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
            "check_processes", "read_prior", "apply_evaluator", "resolve_cli_sampling",
            "DEFAULT_BOOTSTRAP", "FORMATS", "Rendered", "aligned", "file_name",
@@ -67,16 +68,28 @@ def add_method_option(p, registry, default, extra: str = "") -> None:
                         f"(sampled-metrics methods); default %(default)s")
 
 
+def add_n_option(p, default: str | None = None) -> None:
+    """``--n``, the one help text of every command (``default``: where it comes from when
+    not given; None: required)."""
+    p.add_argument("--n", type=int, required=default is None,
+                   help="number of items each held-out item is truly ranked among (true ranks "
+                        "1..n)" + (f"; default {default}" if default else ""))
+
+
+def add_sampling_option(p, default: str = "binomial") -> None:
+    """``--sampling``, the one help text of every command (``default``: what it is when not
+    given)."""
+    p.add_argument("--sampling", type=sampling_law, choices=SAMPLING_LAWS,
+                   help="how the m sampled items are drawn: with replacement (binomial) or "
+                        f"without (hypergeometric); default {default}")
+
+
 def add_sample_options(p, what: str = "--ranks") -> None:
     """``--n``, ``--m``, ``--sampling``, ``--column``, ``--repeat``: how the ranks arose."""
-    p.add_argument("--n", type=int, help="number of items each held-out item is truly ranked "
-                   f"among (true ranks 1..n); default with rank files (.npz): what {what} "
-                   "record")
+    add_n_option(p, f"with rank files (.npz): what {what} record")
     p.add_argument("--m", type=int, help="number of sampled irrelevant items per evaluation "
                    "(1 <= m < n); default with rank files: their only sample size")
-    p.add_argument("--sampling", type=sampling_law, choices=SAMPLING_LAWS,
-                   help="how the m items were drawn: with replacement (binomial) or without "
-                        "(hypergeometric); default: the law rank files record, else binomial")
+    add_sampling_option(p, "the law rank files record, else binomial")
     p.add_argument("--column", help="CSV column holding the sampled ranks")
     p.add_argument("--repeat", type=int, help="with rank files (.npz): which sampling repeat "
                    "to read (default 0)")

@@ -2,9 +2,9 @@
 a target (see ``--help``; the method is :mod:`sampled_metrics.corrections.planning`)."""
 from __future__ import annotations
 
-from ..registry import CORRECTIONS, DEFAULT_METHODS, SAMPLING_LAWS, name_list
-from .inputs import add_format_option, add_method_option, add_metric_option, read_prior, \
-    sampling_law
+from ..registry import CORRECTIONS, DEFAULT_METHODS, name_list
+from .inputs import add_format_option, add_method_option, add_metric_option, add_n_option, \
+    add_sampling_option, read_prior
 
 __all__ = ["add_parser", "run"]
 
@@ -21,7 +21,7 @@ def add_parser(sub) -> None:
     """Add the ``plan`` sub-command to the ``sampled-metrics`` parser."""
     p = sub.add_parser("plan", help="how many sampled items m an evaluation needs",
                        description=DESCRIPTION)
-    p.add_argument("--n", type=int, required=True, help="number of items")
+    add_n_option(p)
     add_metric_option(p)
     p.add_argument("--target-bias", type=float, required=True,
                    help="largest acceptable bias, in metric units (e.g. 0.005)")
@@ -31,9 +31,7 @@ def add_parser(sub) -> None:
     p.add_argument("--prior-ranks", help="file of exact ranks 1..n (one per line) whose "
                    "empirical distribution is the prior p(r)")
     p.add_argument("--max-m", type=int, help="largest m considered (default n - 1)")
-    p.add_argument("--sampling", type=sampling_law, choices=SAMPLING_LAWS,
-                   help="how the m items are drawn: with replacement (binomial) or without "
-                        "(hypergeometric); default binomial")
+    add_sampling_option(p)
     add_format_option(p)
     p.set_defaults(func=run)
 
