@@ -398,11 +398,12 @@ SHIPPED_CONFIGS = sorted(str(p.relative_to(ROOT)) for p in [*ROOT.glob("config/*
                          if p != ROOT / LOCAL_CONFIG)          # a developer's own, not shipped
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def shipped_plans(request, tmp_path_factory):
-    """The dry runs of the selected shipped configs, started together when the first of their
-    tests starts, as many at a time as there are cores (each spends most of its time starting
-    Snakemake): config file -> future of the finished process."""
+    """The dry runs of the selected shipped configs, started in the background when this
+    module's first test starts, on every core but one (each is CPU-bound Snakemake start-up):
+    the module's tests before theirs, the one-core rerun among them, leave a core free. Config
+    file -> future of the finished process."""
     selected = [item.callspec.params["configfile"] for item in request.session.items
                 if getattr(item, "module", None) is request.module
                 and getattr(item, "originalname", None) == "test_every_shipped_config_plans"]
@@ -417,7 +418,7 @@ def shipped_plans(request, tmp_path_factory):
         return subprocess.run(cmd, cwd=wd, capture_output=True, text=True, timeout=300)
 
     folders = {c: tmp_path_factory.mktemp("plan") for c in selected}
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, (os.cpu_count() or 1) - 1)) as pool:
         yield {c: pool.submit(plan, c, folders[c]) for c in selected}
 
 
