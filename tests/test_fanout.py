@@ -172,7 +172,7 @@ def test_shipped_test_config():
     files = {(d, r): list(sizes) for d, r, sizes in plan.rank_files()}
     for d in ("synthetic", "synthetic-small"):
         assert {r: files[(d, r)] for r in ("X", "Y", "Z", "EASE")} == {
-            "X": [49, 50, 99], "Y": [49, 50], "Z": [49, 50], "EASE": [49]}
+            "X": [49, 50, 99], "Y": [49, 50], "Z": [49, 50], "EASE": [49, 50]}
     assert {r: files[("synthetic-all", r)] for r in ("X", "Y", "Z", "EASE")} == {
         r: [49] for r in ("X", "Y", "Z", "EASE")}
     assert len(files) == 12

@@ -121,7 +121,8 @@ def test_every_reproduction_page_is_generated_from_its_template():
     # the figures beside the pages are those the templates name, and no others
     named = {m.group(1) for t in TEMPLATES.glob("*.md")
              for m in re.finditer(r"\{\{\s*figure\s+(\S+)", t.read_text())}
-    assert {p.relative_to(PAGES).as_posix() for p in (PAGES / "figures").glob("*")} == named
+    assert {p.relative_to(PAGES).as_posix() for p in (PAGES / "figures").rglob("*")
+            if p.is_file()} == named
 
 
 def test_a_region_is_filled_between_its_markers_and_only_there(root, tmp_path):

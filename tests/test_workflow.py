@@ -142,8 +142,9 @@ def test_each_model_is_fitted_once(workdir):
             assert [p.stem for p in parts] == [f"ranks_{rec}_{k}" for k in range(shards)]
         sizes = {r: read_rank_file(workdir / f"results/{d}/ranks/{r}.npz").m_values
                  for r in ("X", "Y", "Z", "EASE")}
-        # X: Table 3 (m = 50), Jin (49) and Jin Figure 3 (49, 99); EASE only Jin's
-        assert sizes == {"X": [49, 50, 99], "Y": [49, 50], "Z": [49, 50], "EASE": [49]}
+        # X: Table 3 (m = 50), Jin (49) and Jin Figure 3 (49, 99); EASE: Jin's and the results
+        # table's (study.m)
+        assert sizes == {"X": [49, 50, 99], "Y": [49, 50], "Z": [49, 50], "EASE": [49, 50]}
     assert not list((workdir / "data/synthetic-small/shards").rglob("*.npz"))   # temporary
     # the view of synthetic (Jin's protocol) ranks synthetic's fits: no fit of its own, only
     # Jin's tables' m (Figure 3 is not drawn for a view)
