@@ -41,7 +41,8 @@ from typing import Callable
 
 __all__ = ["Entry", "Registry", "CORRECTIONS", "ESTIMATORS", "COMPARE_METHODS",
            "CORRECT_METHODS", "RECOMMENDED", "SAMPLING_LAWS", "DEFAULT_METRICS",
-           "DEFAULT_METHODS", "name_list", "check_sampling", "resolve_name", "unknown_name"]
+           "DEFAULT_METHODS", "FAMILYWISE_METHODS", "name_list", "check_sampling", "resolve_name",
+           "unknown_name"]
 
 #: the metrics every command reports unless told otherwise
 DEFAULT_METRICS = ("recall@10", "ndcg@10", "ap")
@@ -318,3 +319,9 @@ CORRECT_METHODS = Registry("correction", [
     Entry(RECOMMENDED, "the full-ranking metric with an interval that covers it",
           "intervals.recommended:recommended_interval"),
 ], includes=(CORRECTIONS,), own_first=True)
+
+
+#: the family-wise procedures of the results table, the default first
+#: (:mod:`sampled_metrics.compare.familywise`; here so that the config check reads them
+#: without importing the comparison code)
+FAMILYWISE_METHODS = ("maxstat", "holm")

@@ -48,14 +48,12 @@ import math
 import numpy as np
 
 from ..checks import check_level
-from ..registry import resolve_name
+from ..registry import FAMILYWISE_METHODS, resolve_name
 from ..resampling import percentile_interval
 
 __all__ = ["FAMILYWISE_METHODS", "familywise_levels", "familywise_draws", "hull_confident",
            "sorted_positions"]
 
-#: the procedures, the default first
-FAMILYWISE_METHODS = ("maxstat", "holm")
 
 
 def hull_confident(replicates: np.ndarray, level: float) -> np.ndarray:

@@ -39,7 +39,6 @@ import jsonschema
 import yaml
 from jsonschema.exceptions import best_match
 
-from ...compare.familywise import FAMILYWISE_METHODS
 from ...corrections.lookup import N_MODES
 from ...corrections.vectors import parse_correction
 from ...datasets import (FORMATS, check_datasets, check_local_file, dataset_schema, known_items,
@@ -51,6 +50,7 @@ from ...evaluation.engine import CANDIDATES, TIES, check_sampled_ranks_size
 from ...metrics import parse_metric
 from ...multipositive.holdout import SPLITS
 from ...recommenders import KINDS, needs_torch, torch_available
+from ...registry import FAMILYWISE_METHODS
 from ...sampling import SAMPLING_LAWS
 from ...textfile import check_readable
 from .fanout import FanOut
