@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from ..registry import Registry, check_sampling
 
 __all__ = ["DRAWS", "SELF_DRAWS", "EVALUATOR_TIE_RULES", "Evaluator", "EVALUATORS", "get_evaluator",
-           "evaluator_names", "correctable_evaluator", "evaluator_sampling", "resolve_sampling",
-           "evaluator_notes"]
+           "evaluator_names", "correctable_evaluator", "EvaluatorDesign", "resolve_evaluator",
+           "evaluator_sampling", "resolve_sampling", "evaluator_notes"]
 
 DRAWS = ("with_replacement", "without_replacement", "popularity", "top_popular")
 SELF_DRAWS = ("never", "tied", "merged")
@@ -256,18 +256,101 @@ def correctable_evaluator(evaluator) -> Evaluator:
 probability: use integrations.recbole.capture
     """
     e = get_evaluator(evaluator)
-    if e.sampling is None:
-        raise ValueError(f"evaluator {e.name!r}: {e.refused}")
+    _refuse_uncorrectable(e, _written(evaluator, e), "evaluator")
     return e
+
+
+@dataclass(frozen=True)
+class EvaluatorDesign:
+    """The sampling design an evaluator implies, with what was given beside it
+    (:func:`resolve_evaluator`): the evaluator's entry (None where none is named), the law
+    of the ranks (``binomial`` or ``hypergeometric``) and m (None where neither the
+    caller nor an evaluator gives one, and for the long format, which gives each user's)."""
+
+    evaluator: Evaluator | None
+    sampling: str
+    m: int | None
+
+
+def resolve_evaluator(evaluator=None, *, sampling=None, m=None, long: bool | None,
+                      names: tuple[str, str] = ("sampling", "evaluator")) -> EvaluatorDesign:
+    """The design an evaluator implies, by the one rule of the library and every command.
+
+    With no evaluator, the law given (default ``binomial``) and the m given. With one (a
+    name of :func:`get_evaluator` or its entry), refused in one line where no correction
+    applies to it, the law is that of its ranks:
+
+    - ``long=True``: the long-format rows :func:`~sampled_metrics.evaluators.scores.from_scores`
+      writes (:attr:`Evaluator.sampling`);
+    - ``long=False``: the ranks it reports, one per user, refused where they follow neither
+      law (it can draw the positive itself, or collapses duplicates);
+    - ``long=None``: the law of its draws, for a law of the reported rank that models the
+      rest (:func:`~sampled_metrics.evaluators.law.reported_rank_pmf`).
+
+    A ``sampling`` equal to that law is accepted, one that contradicts it refused naming
+    both as they were given. m is ``m`` where given (an evaluator's number of negatives is
+    a setting of its code, which users change), else the evaluator's own, except for the
+    long format. ``names``: how messages call the law and the evaluator (``--sampling``,
+    ``--evaluator`` on the command line, or where an input's column named it).
+
+    Examples
+    --------
+    >>> d = resolve_evaluator("Elliot", long=False)
+    >>> d.evaluator.name, d.sampling, d.m
+    ('elliot', 'hypergeometric', 100)
+    >>> d = resolve_evaluator("ncf", sampling="Hypergeometric", long=True)
+    >>> d.sampling, d.m                   # the long format gives each user's m
+    ('hypergeometric', None)
+    >>> resolve_evaluator(None, m=99, long=False)
+    EvaluatorDesign(evaluator=None, sampling='binomial', m=99)
+    >>> resolve_evaluator("ReChorus", sampling="binomial", long=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: sampling 'binomial' contradicts evaluator 'ReChorus', whose ranks follow \
+the hypergeometric law
+    >>> resolve_evaluator("sasrec", long=False, names=("--sampling", "--evaluator"))
+    Traceback (most recent call last):
+    ...
+    ValueError: --evaluator 'sasrec' can draw the positive itself: the ranks it reports \
+follow no binomial or hypergeometric law; give the long format from_scores writes \
+(user,position,n_nonrelevant,n_negatives)
+    """
+    given = None if sampling is None else check_sampling(sampling)
+    if evaluator is None:
+        return EvaluatorDesign(None, given or "binomial", m)
+    e = get_evaluator(evaluator)
+    written = _written(evaluator, e)
+    _refuse_uncorrectable(e, written, names[1])
+    if long is False and (e.self_draw != "never" or e.duplicates == "collapsed"):
+        what = ("can draw the positive itself" if e.self_draw != "never" else
+                "collapses duplicates")
+        raise ValueError(f"{names[1]} {written!r} {what}: the ranks it reports follow no "
+                         f"binomial or hypergeometric law; give the long format from_scores "
+                         f"writes (user,position,n_nonrelevant,n_negatives)")
+    if given is not None and given != e.sampling:
+        raise ValueError(f"{names[0]} {sampling!r} contradicts {names[1]} {written!r}, whose "
+                         f"ranks follow the {e.sampling} law")
+    return EvaluatorDesign(e, e.sampling, m if m is not None or long else e.negatives)
+
+
+def _written(evaluator, e: Evaluator) -> str:
+    """How messages name an evaluator: as the caller wrote it (its name for an entry)."""
+    return evaluator if isinstance(evaluator, str) else e.name
+
+
+def _refuse_uncorrectable(e: Evaluator, written: str, name: str) -> None:
+    """A one-line ValueError where no correction applies to ``e`` (``name``: how messages
+    call the evaluator)."""
+    if e.sampling is None:
+        raise ValueError(f"{name} {written!r}: {e.refused}")
 
 
 def evaluator_sampling(evaluator, *, long: bool) -> str:
     """The law (``binomial`` or ``hypergeometric``) under which an evaluator's numbers are
     corrected: those of the long-format rows
     :func:`~sampled_metrics.evaluators.scores.from_scores` writes (``long``), or of the ranks
-    the evaluator itself reports, one per user. A one-line ValueError where no correction
-    applies, or where the reported ranks follow neither law (self-draws, collapsed
-    duplicates: the long format is needed).
+    the evaluator itself reports, one per user (:func:`resolve_evaluator`'s law: a one-line
+    ValueError where no correction applies, or where the reported ranks follow neither law).
 
     Examples
     --------
@@ -276,24 +359,15 @@ def evaluator_sampling(evaluator, *, long: bool) -> str:
     >>> evaluator_sampling("rechorus-replacement", long=False)
     'binomial'
     """
-    e = correctable_evaluator(evaluator)
-    if not long and (e.self_draw != "never" or e.duplicates == "collapsed"):
-        what = ("can draw the positive itself" if e.self_draw != "never" else
-                "collapses duplicates")
-        raise ValueError(f"evaluator {e.name!r} {what}: the ranks it reports follow no "
-                         f"binomial or hypergeometric law; give the long format from_scores "
-                         f"writes (user,position,n_nonrelevant,n_negatives)")
-    return e.sampling
+    return resolve_evaluator(evaluator, long=long).sampling
 
 
 def resolve_sampling(sampling, evaluator, *, long: bool | None,
                      names: tuple[str, str] = ("sampling", "evaluator")) -> str:
-    """The law of the ranks, by one rule wherever a law and an evaluator can both be given:
-    the evaluator's (:func:`evaluator_sampling`; ``long=None``: the law of its draws, for
-    the ranks it reports as they are) where one is given, ``sampling`` (default
-    ``binomial``) otherwise; a one-line ValueError naming both where both are given and
-    differ. ``names``: how messages call the two (``--sampling``, ``--evaluator`` on the
-    command line).
+    """The law of the ranks where a law and an evaluator can both be given: the law of
+    :func:`resolve_evaluator`, the one rule (the evaluator's law, a contradicting
+    ``sampling`` refused naming both; without an evaluator ``sampling``, default
+    ``binomial``).
 
     Examples
     --------
@@ -301,21 +375,8 @@ def resolve_sampling(sampling, evaluator, *, long: bool | None,
     ('hypergeometric', 'binomial')
     >>> resolve_sampling("Hypergeometric", "RecHorus", long=True)
     'hypergeometric'
-    >>> resolve_sampling("binomial", "rechorus", long=True)
-    Traceback (most recent call last):
-    ...
-    ValueError: sampling 'binomial' contradicts evaluator 'rechorus', whose ranks follow \
-the hypergeometric law
     """
-    given = None if sampling is None else check_sampling(sampling)
-    if evaluator is None:
-        return given or "binomial"
-    e = correctable_evaluator(evaluator)
-    law = e.sampling if long is None else evaluator_sampling(e, long=long)
-    if given is not None and given != law:
-        raise ValueError(f"{names[0]} {sampling!r} contradicts {names[1]} {e.name!r}, whose "
-                         f"ranks follow the {law} law")
-    return law
+    return resolve_evaluator(evaluator, sampling=sampling, long=long, names=names).sampling
 
 
 def evaluator_notes(evaluator) -> list[str]:
