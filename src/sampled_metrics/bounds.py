@@ -58,12 +58,12 @@ from .checks import check_allocation, check_integer, check_level, check_real
 from .estimators.histogram import check_law_matrix_size
 from .metrics import Metric, parse_metric
 from .registry import resolve_name
-from .evaluators.catalogue import correctable_evaluator, resolve_sampling
+from .evaluators.catalogue import EvaluatorDesign, resolve_evaluator
 from .evaluators.law import reported_rank_pmf
 from .sampling import check_nm, expected_metric_matrix, sampled_metric_weights
 
 __all__ = ["SHAPES", "Observation", "InconsistentObservations", "parse_observed",
-           "bound_full_metric", "bound_full_metrics"]
+           "bound_full_metric", "bound_full_metrics", "design_bounds"]
 
 #: Assumptions on the rank distribution P(r) the bounds accept.
 SHAPES = (None, "non-increasing")
@@ -209,10 +209,11 @@ def _tolerances(obs: list[Observation], tolerance, users, level) -> np.ndarray:
 
 @lru_cache(maxsize=32)
 def _columns(metrics: tuple, targets: tuple, n: int, m: int, sampling: str,
-             shape, evaluator: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+             shape, evaluator=None) -> tuple[np.ndarray, np.ndarray]:
     """(A, T): A[j, i] = a_j of column i, T[t, i] = target t of column i; a column is the
     point mass at rank i (no shape) or the uniform distribution on 1..i (non-increasing).
-    With ``evaluator``, a_j is the expectation under the law of the rank it reports.
+    With ``evaluator`` (its entry), a_j is the expectation under the law of the rank it
+    reports.
     Cached: they depend on the metrics, not on the observed values (read-only arrays)."""
     if evaluator is None:
         A = expected_metric_matrix([sampled_metric_weights(x, m) for x in metrics],
@@ -280,11 +281,38 @@ def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str |
     -------
     list of (target name, low, high), in the order of ``targets``.
     """
-    sampling = resolve_sampling(sampling, evaluator, long=None)
-    if evaluator is not None:
-        e = correctable_evaluator(evaluator)
-        evaluator, m = e.name, e.negatives if m is None else m
-    n, m = check_nm(n, m, sampling)
+    return design_bounds(resolve_evaluator(evaluator, sampling=sampling, m=m, long=None),
+                         observed, n, targets, tolerance, shape, users, level)
+
+
+def design_bounds(design: EvaluatorDesign, observed, n: int, targets, tolerance=None,
+                  shape: str | None = None, users: int | None = None, level: float = 0.95
+                  ) -> list[tuple[str, float, float]]:
+    """:func:`bound_full_metrics` under a design already resolved
+    (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator` with ``long=None``: the
+    law of the evaluator's draws, its m where none was given), as the command line resolves
+    ``--evaluator`` with its own options' names.
+
+    low / high = min / max over P of sum_r P(r) T(r) subject to |sum_r P(r) a_j(r) - S_j|
+    <= tol_j, a_j(r) the expected sampled metric under the design's law (the evaluator's law
+    of the reported rank where it names one).
+
+    Examples
+    --------
+    SASRec's published ML-1M values (n = 3417): its own law, with self-draws, asks a
+    slightly better full ranking than the plain binomial law at the same m:
+
+    >>> from sampled_metrics.evaluators.catalogue import resolve_evaluator
+    >>> for name in ("sasrec", None):
+    ...     design = resolve_evaluator(name, m=100, long=None)
+    ...     [(t, low, high)] = design_bounds(design, "hr@10=0.8245,ndcg@10=0.5905", 3417,
+    ...                                      ["recall@10"], shape="non-increasing")
+    ...     print(f"{t} {low:.3f} {high:.3f}")
+    recall@10 0.104 0.446
+    recall@10 0.103 0.441
+    """
+    sampling, evaluator = design.sampling, design.evaluator
+    n, m = check_nm(n, design.m, sampling)
     shape = _check_shape(shape)
     level = check_level("level", level)
     obs = parse_observed(observed)

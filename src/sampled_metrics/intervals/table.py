@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..checks import check_bootstrap_draws, check_distinct, check_integer, check_sampled_ranks
 from ..corrections.vectors import correction_label, correction_vectors
-from ..evaluators.catalogue import resolve_sampling
+from ..evaluators.catalogue import resolve_evaluator
 from ..metrics import parse_metrics
 from ..multipositive.longformat import check_pools, merge_evaluator, read_long, \
     summarise_long
@@ -34,7 +34,7 @@ NOISE_NOTE = ("only the 'recommended' rows' intervals cover the full-ranking met
               "correction's interval covers the users' noise around its mean, not its bias")
 
 
-def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTIONS, *,
+def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_CORRECTIONS, *,
             sampling: str | None = None, bootstrap: int = 1000, level: float = 0.95,
             seed: int = 0, gamma: float | None = None, evaluator: str | None = None
             ) -> pd.DataFrame:
@@ -46,7 +46,8 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
     sampled_ranks : array_like of int
         r~ in 1..m+1, one per user.
     n, m : int
-        Items each held-out item is ranked among in full, negatives sampled.
+        Items each held-out item is ranked among in full, negatives sampled (m may be None
+        with ``evaluator``: its own number).
     metrics : str or list of str
     corrections : list of str
         ``recommended`` and any correction: ``sampled`` (none), ``rank_estimate``,
@@ -61,7 +62,8 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
         The bootstrap's seed.
     evaluator : str, optional
         The evaluator that reported the ranks (``sampled-metrics evaluators``); it sets
-        ``sampling`` (and refuses one that contradicts it).
+        ``sampling`` (and refuses one that contradicts it) and m unless given
+        (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator`).
 
     Returns
     -------
@@ -79,8 +81,9 @@ def correct(sampled_ranks, n: int, m: int, metrics, corrections=DEFAULT_CORRECTI
     >>> table.correction.tolist(), table.covers.tolist()
     (['recommended', 'cls'], ['full metric', "users' noise"])
     """
-    sampling = resolve_sampling(sampling, evaluator, long=False)
-    n, m = check_nm(n, m, sampling)
+    design = resolve_evaluator(evaluator, sampling=sampling, m=m, long=False)
+    sampling = design.sampling
+    n, m = check_nm(n, design.m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
     metrics = parse_metrics(metrics, distinct=True)
@@ -146,8 +149,8 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     if max_m is not None:
         check_integer("max_m", max_m, 1)
     long = read_long(path)
-    sampling = resolve_sampling(sampling, merge_evaluator(evaluator, long.evaluator, long),
-                                long=True)
+    sampling = resolve_evaluator(merge_evaluator(evaluator, long.evaluator, long),
+                                 sampling=sampling, long=True).sampling
     check_pools(long, sampling, any(recommended))
     others = [x for x, rec in zip(names, recommended) if not rec]
     rows, best = [], None
