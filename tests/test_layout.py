@@ -13,7 +13,7 @@ MAX_TOP_LEVEL = 16
 #: Layer of each top-level module or subpackage, lowest first (docs/design.md's table). A
 #: module may import from its own layer and the ones below, never from one above.
 LAYERS = [
-    ("shared", {"checks", "atomic", "logs", "seeds", "parallel", "textfile", "resampling",
+    ("shared", {"checks", "atomic", "lazy", "logs", "seeds", "parallel", "textfile", "resampling",
                 "registry", "writers"}),
     ("law: metrics", {"metrics"}),
     ("law: sampling", {"sampling"}),

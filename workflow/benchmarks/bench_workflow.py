@@ -4,13 +4,16 @@ peak memory and per-rule times.
 
     python workflow/benchmarks/bench_workflow.py --ml1m PATH           # ML-1M from a local zip
     python workflow/benchmarks/bench_workflow.py --configfile config/datasets/ml-20m-synthetic.yaml
+    python workflow/benchmarks/bench_workflow.py --ml1m PATH --configfile workflow/benchmarks/ml1m-no-neural.yaml
 
 Copies Snakefile, workflow/ and config/ into a fresh directory beside the project, runs
 ``snakemake --cores N --configfile FILE`` there (without ``--configfile``: the default
 config with MovieLens-1M copied from the local archive ``--ml1m``, default
-``$SAMPLED_METRICS_ML1M``, accepted with its own MD5), and prints:
+``$SAMPLED_METRICS_ML1M``, accepted with its own MD5; with both ``--ml1m`` and
+``--configfile``, the local archive's config first and the files after it), and prints:
 
-* wall time, and the peak of the summed resident memory of snakemake and all its child
+* wall time, CPU-seconds (user + system of snakemake and every process it waited for: its
+  jobs and their workers), and the peak of the summed resident memory of snakemake and all its child
   processes (sampled every 0.2 s from /proc), against the target;
 * per rule: jobs, summed and longest wall time (from ``logs/benchmarks``);
 * how many times each (dataset, recommender) model was fitted (the ``fit:`` lines of the fit
@@ -23,6 +26,7 @@ import collections
 import csv
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -108,9 +112,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--configfile", nargs="+", default=[],
                     help="config files (relative to the project, or absolute)")
-    ap.add_argument("--ml1m", default=os.environ.get("SAMPLED_METRICS_ML1M"),
-                    help="without --configfile: the local MovieLens-1M zip to run on "
-                         "(default $SAMPLED_METRICS_ML1M)")
+    ap.add_argument("--ml1m", help="the local MovieLens-1M zip to run on (default without "
+                                   "--configfile: $SAMPLED_METRICS_ML1M); with --configfile, "
+                                   "its files are merged after it")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--target-seconds", type=float, default=120.0)
     ap.add_argument("--target-gb", type=float, default=2.0)
@@ -123,13 +127,17 @@ def main() -> None:
     for item in ("Snakefile", "workflow", "config"):
         src = ROOT / item
         (shutil.copytree if src.is_dir() else shutil.copy)(src, workdir / item)
-    configfiles = args.configfile or [local_ml1m_config(args.ml1m, workdir)]
+    local = ([] if args.configfile and not args.ml1m else
+             [local_ml1m_config(args.ml1m or os.environ.get("SAMPLED_METRICS_ML1M"), workdir)])
+    configfiles = local + [str(Path(f).resolve()) if Path(f).is_file() else f
+                           for f in args.configfile]
     cmd = [sys.executable, "-m", "snakemake", *args.targets, "--cores", str(args.cores),
            "--configfile", *configfiles]
     if args.set_threads:
         cmd += ["--set-threads", *args.set_threads]
     print(machine())
     print(f"running {' '.join(cmd[2:])} in {workdir}", flush=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start, started = time.perf_counter(), time.time()
     with open(workdir / "bench.log", "w") as out:
         proc = subprocess.Popen(cmd, cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
@@ -138,12 +146,14 @@ def main() -> None:
             peak = max(peak, tree_rss_kb(proc.pid))
             time.sleep(0.2)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         print((workdir / "bench.log").read_text()[-3000:])
         sys.exit(f"snakemake failed (exit {proc.returncode}); see {workdir}/bench.log")
     gb = peak / 2**20
     print(f"wall {wall:.1f} s (target <= {args.target_seconds:.0f} s: "
-          f"{'PASS' if wall <= args.target_seconds else 'FAIL'}), peak summed RSS {gb:.2f} GB "
+          f"{'PASS' if wall <= args.target_seconds else 'FAIL'}), {cpu:.0f} CPU-s, peak summed RSS {gb:.2f} GB "
           f"(target <= {args.target_gb:g} GB: {'PASS' if gb <= args.target_gb else 'FAIL'})")
     first = first_job_time(workdir)
     if first is not None:

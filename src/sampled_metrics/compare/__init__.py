@@ -73,16 +73,26 @@ shared with the commands. ``table`` and ``layout`` load the recommended answer's
 (:mod:`sampled_metrics.intervals`), so this package does not import them: their names are
 imported from their modules (``sampled_metrics.results_table`` is the table's).
 """
-from .verdicts import VERDICTS, check_interval_draws, exact_interval, orders_like_exact, verdict
-from .bias import MES_ETA, bias_curve, mes_gradient
-from .paired import (COMPARE_COLUMNS, ESTIMATOR_METHODS, PRIOR_METHODS, compare_positives,
-                     compare_ranks)
-from .repeats import agreement_summary, compare_repeats
-from .matching import MIN_USERS, check_positive_tables, check_rank_files
-from .familywise import FAMILYWISE_METHODS, familywise_levels
+from __future__ import annotations
+
+from ..lazy import lazy_names
+
+#: each public name -> the module defining it, imported on first use: a step that only reads
+#: a verdict (Table 4's criterion) does not load the bootstrap's and the intervals' machinery
+_NAMES = {**dict.fromkeys(["VERDICTS", "check_interval_draws", "exact_interval",
+                           "orders_like_exact", "verdict"], "verdicts"),
+          **dict.fromkeys(["MES_ETA", "bias_curve", "mes_gradient"], "bias"),
+          **dict.fromkeys(["COMPARE_COLUMNS", "ESTIMATOR_METHODS", "PRIOR_METHODS",
+                           "compare_positives", "compare_ranks"], "paired"),
+          **dict.fromkeys(["agreement_summary", "compare_repeats"], "repeats"),
+          **dict.fromkeys(["MIN_USERS", "check_positive_tables", "check_rank_files"],
+                          "matching"),
+          **dict.fromkeys(["FAMILYWISE_METHODS", "familywise_levels"], "familywise")}
 
 __all__ = ["VERDICTS", "ESTIMATOR_METHODS", "compare_ranks", "compare_positives", "compare_repeats",
            "verdict", "orders_like_exact", "mes_gradient",
            "exact_interval", "bias_curve", "agreement_summary", "COMPARE_COLUMNS",
            "check_interval_draws", "PRIOR_METHODS", "MES_ETA", "MIN_USERS", "check_rank_files",
            "check_positive_tables", "FAMILYWISE_METHODS", "familywise_levels"]
+
+__getattr__, __dir__ = lazy_names(__name__, _NAMES, __all__)

@@ -9,7 +9,7 @@ catalogue does not import the laws' special functions.
 """
 from __future__ import annotations
 
-import importlib
+from ..lazy import lazy_names
 
 #: each public name -> the module defining it (imported on first use)
 _NAMES = {"EVALUATORS": "catalogue", "Evaluator": "catalogue", "evaluator_names": "catalogue",
@@ -19,15 +19,4 @@ _NAMES = {"EVALUATORS": "catalogue", "Evaluator": "catalogue", "evaluator_names"
 
 __all__ = list(_NAMES)
 
-
-def __getattr__(name: str):
-    """Import a public name's module on first use (PEP 562)."""
-    if name in _NAMES:
-        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _NAMES, __all__)

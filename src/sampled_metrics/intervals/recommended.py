@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 from threadpoolctl import threadpool_limits
 
 from ..checks import check_integer, check_level
@@ -190,8 +190,8 @@ def _intervals(Ls, counts, specs, level, spread) -> pd.DataFrame:
     """The rows of :func:`recommended_interval` from its blocks' likelihoods and each
     metric's functional over them."""
     w_mle = [mixture_mle(L, h)[0] for L, h in zip(Ls, counts)]
-    kappa = stats.chi2.ppf(level, 1) / 2
-    z = stats.norm.ppf((1 + level) / 2)
+    kappa = special.gammaincinv(0.5, level)     # chi2_1 quantile / 2, as chi2.ppf computes it
+    z = special.ndtri((1 + level) / 2)          # the normal quantile, as norm.ppf computes it
     rows = []
     rows_total = sum(L.shape[0] for L in Ls)
     ranges = profile_ranges(Ls, counts, [[p[0] for p in parts] for _, parts in specs], kappa,
