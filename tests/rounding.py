@@ -17,12 +17,15 @@ import numpy as np
 
 #: unit roundoff of float64: a correctly rounded operation errs by at most U relative
 U = 2.0 ** -53
+#: unit roundoff of float32
+U32 = 2.0 ** -24
 
 
-def gamma(k):
-    """gamma(k) = k u / (1 - k u): the relative error bound of k operations' rounding."""
+def gamma(k, u=U):
+    """gamma(k) = k u / (1 - k u): the relative error bound of k operations' rounding (``u``:
+    the unit roundoff, float64's by default)."""
     k = np.asarray(k, dtype=float)
-    return k * U / (1 - k * U)
+    return k * u / (1 - k * u)
 
 
 def sum_bound(terms, axis=None):

@@ -3,7 +3,7 @@ bits for any number of threads, and on MovieLens-1M the ranks of the LAPACK inve
 import numpy as np
 import pytest
 from conftest import random_binary
-from rounding import gamma
+from rounding import U32, gamma
 from scipy import linalg
 
 from sampled_metrics.recommenders import make_recommender
@@ -38,6 +38,29 @@ def test_tiled_inverse_bits_do_not_depend_on_threads():
         assert np.array_equal(other, results[0])
 
 
+@pytest.mark.numerical
+@pytest.mark.parametrize("inverse", ["tiled", "lapack"])
+def test_float32_inverse_is_the_inverse_to_float32_rounding(inverse):
+    """In float32 (single-precision BLAS and LAPACK) the inverse is within
+    2 kappa gamma32(n) ||G^-1|| of the exact one, as in float64 with float32's roundoff; the
+    tiled one has the same bits for any number of threads."""
+    from sampled_metrics.recommenders.ease import spd_inverse_inplace
+    G = gram(400, 150, 4)
+    expected = linalg.inv(G, check_finite=False)
+    kappa = np.linalg.cond(G)
+    results = [spd_inverse_inplace(G.astype(np.float32), threads=t, inverse=inverse)
+               if inverse == "lapack" else tiled_spd_inverse(G.astype(np.float32), threads=t,
+                                                             tile=32)
+               for t in (1, 2, 3)]
+    for P in results:
+        assert P.dtype == np.float32 and np.array_equal(P, results[0])
+        assert np.array_equal(P, P.T)
+    bound = 2 * kappa * gamma(150, U32) * np.linalg.norm(expected, 2)
+    error = np.abs(results[0] - expected)
+    assert np.all(error <= bound)
+    assert error.max() > 2 * kappa * gamma(150) * np.linalg.norm(expected, 2)  # not float64
+
+
 def test_tiled_inverse_refuses():
     with pytest.raises(np.linalg.LinAlgError, match="positive definite"):
         tiled_spd_inverse(-np.eye(5), tile=2)
@@ -67,6 +90,31 @@ def test_ease_inverse_option(monkeypatch):
     with pytest.raises(ValueError, match="^unknown EASE inverse 'qr'; expected one of lapack, "
                                          "tiled$"):
         make_recommender("ease", inverse="qr")
+
+
+@pytest.mark.numerical
+def test_ease_float32_fit():
+    """``precision='float32'``: G counted exactly in float32, inverted and scaled in float32.
+    B = -P / diag(P) is then within the float32 inverse's error of the float64 fit's B:
+    |dB_ij| <= (|dP_ij| + |B_ij| |dP_jj|) / (|P_jj| - |dP_jj|) + 2 u32 |B_ij| (the float32
+    division and scaling), with |dP| <= 2 kappa gamma32(n) ||P||_2."""
+    from sampled_metrics.recommenders.dense_kernels import cooccurrence
+    X = random_binary(300, 80, 0.08, 6)
+    assert np.array_equal(cooccurrence(X, out=np.zeros((80, 80), dtype=np.float32)),
+                          cooccurrence(X))                        # exact integer counts
+    lam = 5.0
+    B64 = make_recommender("ease", dtype="float64", lam=lam).fit(X).weights_
+    B32 = make_recommender("ease", dtype="float64", lam=lam, precision="FLOAT32").fit(X).weights_
+    G = (X.T @ X).toarray() + lam * np.eye(80)
+    P = linalg.inv(G)
+    dP = 2 * np.linalg.cond(G) * gamma(80, U32) * np.linalg.norm(P, 2)
+    diag = np.abs(np.diag(P))[None, :]
+    bound = (dP + np.abs(B64) * dP) / (diag - dP) + 2 * U32 * np.abs(B64)
+    assert np.all(np.abs(B32 - B64) <= bound)
+    assert not np.array_equal(B32, B64)
+    with pytest.raises(ValueError, match="^unknown EASE precision 'float16'; expected one of "
+                                         "float32, float64$"):
+        make_recommender("ease", precision="float16")
 
 
 @pytest.mark.slow

@@ -59,14 +59,14 @@ def once(argv: list[str], src: Path) -> float | None:
 
 
 def times(argv: list[str], versions: dict, repeats: int) -> dict:
-    """{label: sorted wall times, or None if it fails}, the versions run in turn."""
-    out = {label: [] for label in versions}
+    """{label: sorted wall times, or None if one run fails}, the versions alternating run by
+    run (as :func:`machine.alternately`, without its load lines for each case: the load is
+    printed once)."""
+    runs = {label: [] for label in versions}
     for _ in range(repeats):
         for label, src in versions.items():
-            if out[label] is not None:
-                t = once(argv, src)
-                out[label] = None if t is None else out[label] + [t]
-    return {label: None if t is None else sorted(t) for label, t in out.items()}
+            runs[label].append(once(argv, src))
+    return {label: None if None in t else sorted(t) for label, t in runs.items()}
 
 
 def main() -> None:

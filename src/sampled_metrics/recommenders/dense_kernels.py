@@ -159,7 +159,8 @@ def cooccurrence(train: sp.csr_matrix, start: int = 0, stop: int | None = None,
     """Rows start..stop of the co-occurrence C = Xᵀ X of a binary users x items X.
 
     C[i, j] = |U_i ∩ U_j| = Σ_u X[u, i] X[u, j], counted as float64 integers (exact below
-    2^53, so the bits of ``(Xᵀ X).toarray()`` whatever the order or number of threads).
+    2^53, so the bits of ``(Xᵀ X).toarray()`` whatever the order or number of threads), or
+    in a float32 ``out`` (exact below 2^24 users).
 
     Parameters
     ----------
@@ -169,12 +170,12 @@ def cooccurrence(train: sp.csr_matrix, start: int = 0, stop: int | None = None,
     item_users : scipy.sparse.csr_matrix, optional
         ``train.T.tocsr()`` if already at hand (items x users).
     out : numpy.ndarray, optional
-        C-contiguous float64 (stop - start, n) to write into (overwritten).
+        C-contiguous float64 or float32 (stop - start, n) to write into (overwritten).
     threads : int or None
 
     Returns
     -------
-    numpy.ndarray, shape (stop - start, n), float64
+    numpy.ndarray, shape (stop - start, n), float64 (or ``out``'s float32)
     """
     n = train.shape[1]
     stop = n if stop is None else stop
@@ -185,6 +186,9 @@ def cooccurrence(train: sp.csr_matrix, start: int = 0, stop: int | None = None,
     else:
         if out.shape != (stop - start, n) or not out.flags.c_contiguous:
             raise ValueError("out must be a C-contiguous (stop - start, n_items) array")
+        if out.dtype == np.float32 and train.shape[0] >= 2 ** 24:
+            raise ValueError(f"float32 counts are exact below 2^24 users, not "
+                             f"{train.shape[0]:,}")
         out.fill(0.0)
     with thread_count(threads) as used:
         _cooccurrence_rows(item_users.indptr.astype(np.int64), item_users.indices,

@@ -7,12 +7,12 @@ Closed form: with the binary users x items matrix X and G = XᵀX + λI,
     ŷ(u, ·) = X_u B.
 
 B is a dense items x items matrix (the model is dense by construction): 110 MB for ML-1M
-(3,706 items), 5.7 GB at ML-20M width (26,744 items) in float64. The fit holds one float64
-matrix at a time (plus the float32 copy at the end): G is counted dense by a multi-threaded
-kernel (exact integers), inverted in place by Cholesky (LAPACK on one thread, the same bits as
-``scipy.linalg.inv``; or tiled on ``threads`` threads, the same bits for any number of
-them, see :func:`spd_inverse_inplace`), scaled in place and
-stored in C order as ``dtype`` (float32 by default, 2.9 GB at ML-20M width). Scores are
+(3,706 items), 5.7 GB at ML-20M width (26,744 items) in float64. The fit holds one matrix of
+``precision`` at a time (plus, in float64, the float32 copy at the end): G is counted dense by
+a multi-threaded kernel (exact integers), inverted in place by Cholesky (LAPACK on one thread,
+the same bits as ``scipy.linalg.inv``; or tiled on ``threads`` threads, the same bits for any
+number of them, see :func:`spd_inverse_inplace`), scaled in place and stored in C order as
+``dtype`` (float32 by default, 2.9 GB at ML-20M width). Scores are
 summed in float64 by the multi-threaded :func:`.dense_kernels.sparse_dense_product`, the
 same bits whatever the number of threads (and, for float64 B, the bits of scipy's X_u @ B).
 """
@@ -24,8 +24,8 @@ from threadpoolctl import threadpool_limits
 
 from ..registry import resolve_name
 from .base import Recommender, check_train
-from .dense_kernels import (check_dtype, check_threads, cooccurrence, sparse_dense_product,
-                            symmetrize_from_lower, to_c_order)
+from .dense_kernels import (WEIGHT_DTYPES, check_dtype, check_threads, cooccurrence,
+                            sparse_dense_product, symmetrize_from_lower, to_c_order)
 from .tiled_inverse import not_positive_definite, tiled_spd_inverse
 
 __all__ = ["EASE", "INVERSES", "check_inverse", "spd_inverse_inplace"]
@@ -42,7 +42,8 @@ def check_inverse(inverse, name: str = "inverse") -> str:
 
 def spd_inverse_inplace(G: np.ndarray, threads: int | None = None,
                         inverse: str = "lapack") -> np.ndarray:
-    """G⁻¹ of an exactly symmetric positive definite C-ordered G, overwriting G.
+    """G⁻¹ of an exactly symmetric positive definite C-ordered G, overwriting G (float64, or
+    float32 with LAPACK's single-precision routines ``spotrf``/``spotri``).
 
     ``inverse='lapack'``: Cholesky G = UᵀU (LAPACK ``dpotrf``, upper), then
     G⁻¹ = U⁻¹U⁻ᵀ (``dpotri``), which fills one triangle; the other is copied from it. This
@@ -56,15 +57,17 @@ def spd_inverse_inplace(G: np.ndarray, threads: int | None = None,
     one, at 16,384 items: ``workflow/benchmarks/bench_spd_inverse.py``).
     """
     n = G.shape[0]
-    if G.shape != (n, n) or G.dtype != np.float64 or not G.flags.c_contiguous:
-        raise ValueError("G must be a square C-contiguous float64 array")
+    if (G.shape != (n, n) or G.dtype not in (np.float64, np.float32)
+            or not G.flags.c_contiguous):
+        raise ValueError("G must be a square C-contiguous float64 or float32 array")
     if check_inverse(inverse) == "tiled":
         return tiled_spd_inverse(G, threads)
     F = G.T                                     # the same matrix, Fortran order: no copy
+    potrf, potri = lapack.get_lapack_funcs(("potrf", "potri"), dtype=G.dtype)
     with threadpool_limits(1, "blas"):          # its bits would depend on the threads
-        U, info = lapack.dpotrf(F, lower=0, clean=0, overwrite_a=1)
+        U, info = potrf(F, lower=0, clean=0, overwrite_a=1)
         if info == 0:
-            U, info = lapack.dpotri(U, lower=0, overwrite_c=1)
+            U, info = potri(U, lower=0, overwrite_c=1)
     if info != 0:
         raise not_positive_definite(info)
     if not np.shares_memory(U, G):              # f2py copied after all: write it back
@@ -96,6 +99,14 @@ class EASE(Recommender):
         inverse on ``threads`` threads, for a machine with more cores than fits to run
         (its own last bits, the same for any number of threads; the ranks on MovieLens-1M
         are LAPACK's, tested).
+    precision : {'float64', 'float32'}
+        The arithmetic of the fit: G, its inverse and the scaling. float32 halves the
+        inverse's time (single-precision BLAS) and holds a third of the memory (one float32
+        matrix, 2.9 GB at 26,744 items, instead of 8.6 GB), at a relative error of B of
+        order n eps32 cond(G) instead of n eps64 cond(G): on MovieLens-1M it moves 16 of
+        the 6,040 exact ranks by one position and none in or out of the top 10
+        (``workflow/benchmarks/bench_ease.py``). Counts are exact in float32 below 2^24
+        users.
 
     Attributes
     ----------
@@ -109,10 +120,11 @@ class EASE(Recommender):
         return True
 
     def __init__(self, lam: float = 500.0, threads: int | None = None,
-                 dtype: str = "float32", inverse: str = "lapack"):
+                 dtype: str = "float32", inverse: str = "lapack", precision: str = "float64"):
         if not lam > 0:
             raise ValueError(f"EASE needs lam > 0, got {lam!r}")
         self.inverse = check_inverse(inverse, "EASE inverse")
+        self.precision = resolve_name("EASE precision", precision, WEIGHT_DTYPES)
         self.lam = float(lam)
         self.threads = check_threads(threads)
         self.dtype = check_dtype(dtype)
@@ -121,8 +133,9 @@ class EASE(Recommender):
         return f"EASE(lam={self.lam:g})"
 
     def _gram(self, train) -> np.ndarray:
-        """G = XᵀX + λI, dense float64 (exactly symmetric: integer counts plus λ)."""
-        gram = cooccurrence(train, threads=self.threads)
+        """G = XᵀX + λI, dense in ``precision`` (exactly symmetric: integer counts plus λ)."""
+        gram = cooccurrence(train, threads=self.threads,
+                            out=np.zeros((train.shape[1],) * 2, dtype=self.precision))
         gram[np.diag_indices_from(gram)] += self.lam
         return gram
 
