@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..registry import name_list, resolve_name
 from .inputs import add_evaluator_option, add_format_option, add_metric_option, \
-    add_n_option, add_sampling_option, resolve_cli_sampling
+    add_n_option, add_sampling_option, resolve_cli_evaluator
 
 __all__ = ["add_parser", "run"]
 
@@ -54,7 +54,7 @@ def run(args):
     """The table of ``bound``: one row per metric and shape."""
     import pandas as pd
 
-    from ..bounds import bound_full_metrics, parse_observed
+    from ..bounds import design_bounds, parse_observed
     from ..checks import check_distinct, check_level
     from ..metrics import parse_metric
     try:
@@ -82,13 +82,12 @@ def run(args):
         raise ValueError(f"--tolerance must be finite and >= 0, got {args.tolerance}")
     if args.users is not None and args.users < 1:
         raise ValueError(f"--users must be >= 1, got {args.users}")
-    sampling = resolve_cli_sampling(args.sampling, args.evaluator, long=None)
-    if args.evaluator is None and args.m is None:
+    design = resolve_cli_evaluator(args.evaluator, args.sampling, m=args.m, long=None)
+    if design.m is None:
         raise ValueError("--m is required unless --evaluator gives it")
     rows = []
     for shape in shapes:
-        for name, low, high in bound_full_metrics(
-                args.observed, args.n, args.m, targets, sampling,
-                args.tolerance, shape, args.users, args.level, args.evaluator):
+        for name, low, high in design_bounds(design, args.observed, args.n, targets,
+                                             args.tolerance, shape, args.users, args.level):
             rows.append((name, shape or "none", low, high))
     return pd.DataFrame(rows, columns=["metric", "shape", "low", "high"])

@@ -6,7 +6,7 @@ from pathlib import Path
 from ..registry import COMPARE_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    check_rank_text, file_name, read_rank_files, read_sampled_ranks, resolve_cli_sampling, \
+    check_rank_text, file_name, read_rank_files, read_sampled_ranks, resolve_cli_evaluator, \
     resolve_inputs
 
 __all__ = ["add_parser", "run"]
@@ -139,7 +139,7 @@ def _compare_long(args, paths: dict, formats: dict):
     key = next(iter(recorded), "a")
     evaluator = merge_evaluator(args.evaluator, recorded.get(key), paths[key], "--evaluator")
     given = "--evaluator" if args.evaluator else f"the evaluator column of {paths[key]}:"
-    sampling = resolve_cli_sampling(args.sampling, evaluator, long=True, given=given)
+    sampling = resolve_cli_evaluator(evaluator, args.sampling, long=True, given=given).sampling
     for x in long.values():
         check_pools(x, sampling)
     shown = _shown(paths)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..registry import CORRECT_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    check_rank_text, file_name, read_rank_files, read_sampled_ranks, resolve_cli_sampling, \
+    check_rank_text, file_name, read_rank_files, read_sampled_ranks, resolve_cli_evaluator, \
     resolve_inputs
 
 __all__ = ["add_parser", "run", "DEFAULT"]
@@ -57,10 +57,13 @@ def run(args):
     from ..multipositive.longformat import long_format
 
     kind = long_format(args.ranks) if args.column is None else None
-    apply_evaluator(args, kind is not None)
-    table = _correct_long(args, kind) if kind else _correct_ranks(args)
-    if args.evaluator is not None:
-        table.attrs["notes"] = table.attrs.get("notes", []) + evaluator_notes(args.evaluator)
+    design = apply_evaluator(args, kind is not None)
+    if kind:
+        table, evaluator = _correct_long(args, kind)
+    else:
+        table, evaluator = _correct_ranks(args), None if design is None else design.evaluator
+    if evaluator is not None:
+        table.attrs["notes"] = table.attrs.get("notes", []) + evaluator_notes(evaluator)
     return table
 
 
@@ -86,7 +89,8 @@ def _correct_ranks(args):
 
 def _correct_long(args, kind: str):
     """``correct`` on a long-format CSV of several positives per user, in the format
-    ``kind`` that ``multipositive.longformat.long_format`` found (positions or draws)."""
+    ``kind`` that ``multipositive.longformat.long_format`` found (positions or draws), and
+    the entry of the evaluator it names or ``--evaluator`` names (None: neither)."""
     from ..corrections.vectors import correction_label
     from ..intervals.table import correct_positions, is_recommended
     from ..multipositive.longformat import merge_evaluator, read_long, summarise_long
@@ -104,7 +108,7 @@ def _correct_long(args, kind: str):
                    for x in corrections]
     metrics = name_list(args.metric, "metric")
     if kind == "draws":
-        _check_draw_options(args)
+        evaluator = _check_draw_options(args)
         if args.method == ",".join(DEFAULT):
             corrections = ["sampled", "weighted_rank_estimate"]
         elif any(map(is_recommended, corrections)):
@@ -112,28 +116,34 @@ def _correct_long(args, kind: str):
                              "popularity-sampled draws allow the corrections sampled and "
                              "weighted_rank_estimate")
         return summarise_long("draws", args.ranks, metrics, corrections, "binomial",
-                              args.bootstrap, args.level, args.seed, args.thin_to)
+                              args.bootstrap, args.level, args.seed, args.thin_to), evaluator
     long = read_long(args.ranks)
     given = "--evaluator" if args.evaluator else f"the evaluator column of {args.ranks}:"
-    args.evaluator = merge_evaluator(args.evaluator, long.evaluator, args.ranks,
-                                     "--evaluator")
-    sampling = resolve_cli_sampling(args.sampling, args.evaluator, long=True, given=given)
-    return correct_positions(long, metrics, corrections, sampling=sampling,
-                             bootstrap=args.bootstrap, level=args.level, seed=args.seed,
-                             max_m=args.thin_to)
+    design = resolve_cli_evaluator(merge_evaluator(args.evaluator, long.evaluator, args.ranks,
+                                                   "--evaluator"),
+                                   args.sampling, long=True, given=given)
+    # the evaluator, the file's column included, is resolved into the law passed on
+    table = correct_positions(long._replace(evaluator=None), metrics, corrections,
+                              sampling=design.sampling, bootstrap=args.bootstrap,
+                              level=args.level, seed=args.seed, max_m=args.thin_to)
+    return table, design.evaluator
 
 
-def _check_draw_options(args) -> None:
+def _check_draw_options(args):
     """Popularity-sampled draws carry their law in each row's prob: --sampling does not
-    apply, and --evaluator must name a popularity sampler."""
+    apply, and --evaluator must name a popularity sampler (its entry, None without)."""
     from ..evaluators.catalogue import get_evaluator
 
     if args.sampling is not None:
         raise ValueError(f"--sampling does not apply to popularity-sampled draws ({args.ranks}:"
                          f" each row's prob gives the law)")
-    if args.evaluator is not None and get_evaluator(args.evaluator).draws != "popularity":
+    if args.evaluator is None:
+        return None
+    e = get_evaluator(args.evaluator)
+    if e.draws != "popularity":
         raise ValueError(f"--evaluator {args.evaluator} draws its negatives uniformly, but "
                          f"{args.ranks} holds popularity-sampled draws (above, prob)")
+    return e
 
 
 def _check_gamma(args, corrections) -> None:

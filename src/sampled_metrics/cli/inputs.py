@@ -18,7 +18,7 @@ __all__ = ["add_metric_option", "add_method_option", "add_sample_options",
            "add_bootstrap_options", "add_evaluator_option", "add_format_option",
            "add_n_option", "add_sampling_option",
            "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
-           "check_processes", "read_prior", "apply_evaluator", "resolve_cli_sampling",
+           "check_processes", "read_prior", "apply_evaluator", "resolve_cli_evaluator",
            "DEFAULT_BOOTSTRAP", "FORMATS", "Rendered", "aligned", "file_name",
            "check_rank_text", "sampling_law"]
 
@@ -292,37 +292,34 @@ def read_prior(path, n: int):
     return np.bincount(ranks - 1, minlength=n) / ranks.size
 
 
-def apply_evaluator(args, long: bool, path=None) -> None:
-    """Set ``args.sampling`` (and ``args.m`` for plain ranks) from ``--evaluator`` by the one
-    rule of :func:`~sampled_metrics.evaluators.catalogue.resolve_sampling` for the ranks
-    at ``path`` (default ``args.ranks``); a one-line ValueError where --sampling
-    contradicts it or the ranks are a workflow rank file, whose law the file records.
-    (A long-format file's own ``evaluator`` column is merged where the file is read.)"""
+def apply_evaluator(args, long: bool, path=None):
+    """``--evaluator`` with ``--sampling`` and ``--m`` for the ranks at ``path`` (default
+    ``args.ranks``), resolved once (:func:`resolve_cli_evaluator`): for plain ranks, sets
+    ``args.sampling`` and ``args.m`` and returns the design; None without ``--evaluator``
+    and for the long format, whose ``evaluator`` column is resolved with it where the file
+    is read. A one-line ValueError where the ranks are a workflow rank file, whose law the
+    file records."""
     if args.evaluator is None:
-        return
-    from ..evaluators.catalogue import get_evaluator
-
+        return None
     path = str(args.ranks if path is None else path)
-    e = get_evaluator(args.evaluator)
     if path.endswith(".npz"):
-        raise ValueError(f"--evaluator {e.name} applies to ranks an evaluator reported, not "
-                         f"to a workflow rank file ({path} records its own law)")
+        from ..evaluators.catalogue import get_evaluator
+
+        raise ValueError(f"--evaluator {get_evaluator(args.evaluator).name} applies to ranks "
+                         f"an evaluator reported, not to a workflow rank file ({path} records "
+                         f"its own law)")
     if long:
-        return
-    args.sampling = resolve_cli_sampling(args.sampling, e.name, long=False)
-    if args.m is None:
-        args.m = e.negatives
+        return None
+    design = resolve_cli_evaluator(args.evaluator, args.sampling, m=args.m, long=False)
+    args.sampling, args.m = design.sampling, design.m
+    return design
 
 
-def resolve_cli_sampling(sampling, evaluator, *, long, given: str = "--evaluator") -> str:
-    """:func:`~sampled_metrics.evaluators.catalogue.resolve_sampling` with the options'
+def resolve_cli_evaluator(evaluator, sampling, *, long, m=None, given: str = "--evaluator"):
+    """:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator` with the options'
     names in its messages (``given``: where the evaluator came from, e.g. a file's
     column)."""
-    from ..evaluators.catalogue import resolve_sampling
+    from ..evaluators.catalogue import resolve_evaluator
 
-    try:
-        return resolve_sampling(sampling, evaluator, long=long, names=("--sampling", given))
-    except ValueError as err:
-        text = str(err)
-        raise ValueError(text if text.startswith("--") else f"--evaluator "
-                         f"{text.removeprefix('evaluator ')}") from None
+    return resolve_evaluator(evaluator, sampling=sampling, m=m, long=long,
+                             names=("--sampling", given))

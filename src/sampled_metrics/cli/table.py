@@ -79,9 +79,12 @@ def run(args):
     processes = check_processes(args.processes)
     kinds = [long_format(p) if p.suffix != ".npz" else None for p in paths]
     long = any(kinds)
-    apply_evaluator(args, long, paths[0])
+    design = apply_evaluator(args, long, paths[0])
     metrics, methods = name_list(args.metric, "metric"), name_list(args.method, "method")
-    options = dict(sampling=args.sampling, evaluator=args.evaluator,
+    # sampled ranks: the entry --evaluator resolved to (the caption names it); the long
+    # format: the name, resolved with the files' evaluator column
+    options = dict(sampling=args.sampling,
+                   evaluator=args.evaluator if design is None else design.evaluator,
                    method=args.verdict_method, familywise=args.familywise,
                    level=args.level, bootstrap=args.bootstrap, seed=args.seed,
                    processes=processes)
