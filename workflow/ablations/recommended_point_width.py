@@ -74,8 +74,9 @@ from sampled_metrics.multipositive.longformat import read_positions
 from sampled_metrics.multipositive.positives import multi_positive_metric, positive_normaliser
 from sampled_metrics.multipositive.shifted import ShiftedMetric
 from sampled_metrics.sampling import draw_sampled_ranks
-from sampled_metrics.workflow.steps.interval_study import (METRICS, SHAPES, grid_cells,
-                                                           several_positives, true_ranks)
+from sampled_metrics.workflow.steps.interval_study import (METRICS, SHAPES, grid_options,
+                                                           option_cells, several_positives,
+                                                           true_ranks)
 from sampled_metrics.workflow.tables import write_csv
 
 log = logging.getLogger("recommended_point_width")
@@ -349,19 +350,8 @@ def printed(table: pd.DataFrame) -> str:
 
 
 def main():
-    def numbers(text):
-        return [int(x) for x in text.split(",")]
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=numbers, default=[1000, 3706, 30000], help="items")
-    parser.add_argument("--m", type=numbers, default=[50, 100, 1000], help="negatives")
-    parser.add_argument("--sampling", default="binomial,hypergeometric")
-    parser.add_argument("--shapes", default=",".join(SHAPES))
-    parser.add_argument("--draws", type=int, default=3, help="independent draws per cell")
-    parser.add_argument("--per-user-n", type=numbers, default=[3706])
-    parser.add_argument("--several-n", type=numbers, default=[3706])
-    parser.add_argument("--users", type=int, default=6040)
-    parser.add_argument("--seed", type=int, default=0)
+    grid_options(parser)
     parser.add_argument("--no-centre", action="store_true",
                         help="skip likelihood_centre and centre_50 (three more profile solves "
                              "per end)")
@@ -370,8 +360,7 @@ def main():
     parser.add_argument("--out", default="results/validation/recommended_point_width")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    cells = grid_cells(args.n, args.m, args.sampling.split(","), args.shapes.split(","),
-                       args.draws, args.per_user_n, args.several_n)
+    cells = option_cells(args)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     rows, start, done = [], time.perf_counter(), set()

@@ -27,6 +27,7 @@ recommended interval's assumption fails.
 """
 from __future__ import annotations
 
+import argparse
 import logging
 import zlib
 
@@ -46,8 +47,8 @@ from ...resampling import bootstrap_histograms, percentile_interval
 from ...sampling import draw_sampled_ranks
 from ..tables import write_validation
 
-__all__ = ["SHAPES", "METHODS", "grid_cells", "cell_intervals", "coverage_frame",
-           "summary_frame", "validation"]
+__all__ = ["SHAPES", "METHODS", "grid_cells", "grid_options", "option_cells", "cell_intervals",
+           "coverage_frame", "summary_frame", "validation"]
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +105,47 @@ def grid_cells(ns, ms, samplings, shapes, draws: int, per_user_n=(), several_n=(
                         cells += [dict(shape=shape, n=n, m=m, sampling=sampling, pool=pool,
                                        draw=d) for d in range(draws) if m < n * 0.9]
     return cells
+
+
+def grid_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a study over the grid (the coverage study, its ablations): the grid of
+    cells (``--n``, ``--m``, ``--sampling``, ``--shapes``, ``--draws``, ``--per-user-n``,
+    ``--several-n``; :func:`grid_cells`), the users of each cell and the seed, with the
+    coverage page's grid as defaults.
+
+    Examples
+    --------
+    >>> parser = argparse.ArgumentParser()
+    >>> grid_options(parser)
+    >>> args = parser.parse_args(["--n", "1000", "--m", "100", "--shapes", "flat"])
+    >>> args.n, args.m, args.sampling, args.draws, args.users
+    ([1000], [100], 'binomial,hypergeometric', 3, 6040)
+    >>> len(option_cells(args))        # two laws, three draws; 1000 is not a per-user n
+    6
+    """
+    parser.add_argument("--n", type=_numbers, default=[1000, 3706, 30000], help="items")
+    parser.add_argument("--m", type=_numbers, default=[50, 100, 1000], help="negatives")
+    parser.add_argument("--sampling", default="binomial,hypergeometric",
+                        help="comma-separated sampling laws")
+    parser.add_argument("--shapes", default=",".join(SHAPES),
+                        help="comma-separated shapes of P(r)")
+    parser.add_argument("--draws", type=int, default=3, help="independent draws per cell")
+    parser.add_argument("--per-user-n", type=_numbers, default=[3706],
+                        help="the n whose cells also run with one n_u per user")
+    parser.add_argument("--several-n", type=_numbers, default=[3706],
+                        help="the n whose cells also run with 1-4 positives per user")
+    parser.add_argument("--users", type=int, default=6040, help="users per cell")
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def option_cells(args: argparse.Namespace) -> list[dict]:
+    """The cells (:func:`grid_cells`) of the options :func:`grid_options` added."""
+    return grid_cells(args.n, args.m, args.sampling.split(","), args.shapes.split(","),
+                      args.draws, args.per_user_n, args.several_n)
+
+
+def _numbers(text: str) -> list[int]:
+    return [int(x) for x in text.split(",")]
 
 
 def cell_intervals(cell: dict, users: int, bootstrap: int, seed: int) -> pd.DataFrame:
