@@ -242,7 +242,10 @@ def figure6_frame(rank_files: dict, metric, m_values, corrections=("sampled", "b
                   n_items: int | None = None, sampling: str = "binomial") -> pd.DataFrame:
     """Expected metric vs sample size m, analytically from the exact ranks (Fig. 6):
     mean_u E[M^(r~) | r_u] with every user's rank among n = ``n_items`` items (one correction
-    per m). Non-integer exact ranks (averaged ties) are rounded down.
+    per m). Non-integer exact ranks (averaged ties) are rounded down. A scan over m up to n,
+    so the corrections' moments and the expectations run in narrow blocks of true ranks
+    (``narrow_blocks``, as the planning of m): the same values up to the rounding of their
+    sums, at a fraction of the pmf entries where m is a sizable fraction of n.
 
     Returns a tidy frame ``recommender, metric, method, m, expected``.
     """
@@ -254,12 +257,13 @@ def figure6_frame(rank_files: dict, metric, m_values, corrections=("sampled", "b
         m = int(m)
         if m >= n:
             continue
-        vecs = correction_vectors([metric], n, m, corrections, sampling)
+        vecs = correction_vectors([metric], n, m, corrections, sampling, narrow_blocks=True)
         weights = [vecs[(metric.name, label)] for label in labels]
         for rec, f in rank_files.items():
             r = np.floor(np.asarray(f.exact)).astype(np.int64)
             values, counts = np.unique(r, return_counts=True)
-            e = expected_metric_matrix(weights, values, n, m, sampling) @ counts / counts.sum()
+            e = (expected_metric_matrix(weights, values, n, m, sampling, narrow_blocks=True)
+                 @ counts / counts.sum())
             rows += [(rec, metric.name, label, m, float(v)) for label, v in zip(labels, e)]
     return pd.DataFrame(rows, columns=["recommender", "metric", "method", "m", "expected"])
 
