@@ -408,6 +408,9 @@ CONFIG_CASES = [
                                  "'factor'"),
     ("recommenders.X.factors", 0, "config key recommenders.X: IALS factors must be a positive"),
     ("recommenders.EASE.lam", -5.0, "config key recommenders.EASE: EASE needs lam > 0"),
+    ("recommenders.EASE.precision", "float16", "config key recommenders.EASE: unknown EASE "
+                                               "precision 'float16'; expected one of float32, "
+                                               "float64"),
     ("recommenders.W", {"model": "svd"}, "config key recommenders.W.model: expected one of"),
     ("recommenders.W", {"q": 1.0}, "config key recommenders.W: 'model' is a required property"),
     ("toy.table2.m", 10000, "config key toy.table2.m: m = 10000 sampled items, but toy.n = "),
