@@ -6,7 +6,8 @@ G = L Lᵀ (tiled right-looking Cholesky), V = L⁻¹ (tiled triangular inverse)
 (tiled product), each tile summed over k in increasing order by one task: the order of
 every floating-point operation is fixed by the tile size alone, never by which thread ran
 which tile. Its flops are those of LAPACK's ``dpotrf`` + ``dpotri`` (n³ in all): the
-products with a triangular tile go through ``dtrmm`` and ``dlauum``.
+products with a triangular tile go through ``dtrmm`` and ``dlauum`` (for a float32 G, the
+single-precision ``s`` routines of each).
 
 Why not LAPACK's own threads: OpenBLAS's multi-threaded ``dsyrk`` (which its threaded
 ``dpotrf`` calls) ends in a segmentation fault for n of about 22,600 and more
