@@ -12,8 +12,12 @@ from conftest import run_cli
 from sampled_metrics import bound_full_metric, correct, draw_sampled_ranks
 from sampled_metrics.evaluators import EVALUATORS
 from sampled_metrics.evaluators import catalogue
+from sampled_metrics.compare import compare_ranks
+from sampled_metrics.compare.table import results_table
+from sampled_metrics.estimators.table import estimate
 from sampled_metrics.evaluators.catalogue import EvaluatorDesign, resolve_evaluator
 from sampled_metrics.intervals import correct_positions
+from sampled_metrics.multipositive.longformat import resolve_long_evaluator
 
 N = 801                                    # items each positive is ranked among
 OBSERVED = "hr@10=0.8245,ndcg@10=0.5905"   # SASRec's published ML-1M values
@@ -91,6 +95,72 @@ def test_the_library_takes_the_evaluators_m_as_the_command_line_does(tmp_path, c
         correct(*args, bootstrap=0)                     # no evaluator: m is needed
 
 
+def test_the_long_format_holds_the_given_evaluator_against_its_column():
+    """One rule for the long format: the evaluator given, else the column's; one naming
+    the column's evaluator (in any case) accepted, another refused naming both as given."""
+    elliot = EVALUATORS["elliot"]
+    assert resolve_long_evaluator(None, "elliot", "x.csv") == EvaluatorDesign(
+        elliot, elliot.sampling, None)
+    assert resolve_long_evaluator(" ELLIOT", "elliot", "x.csv") == EvaluatorDesign(
+        elliot, elliot.sampling, None)
+    assert resolve_long_evaluator(None, None, "x.csv") == EvaluatorDesign(None, "binomial",
+                                                                            None)
+    with pytest.raises(ValueError) as err:
+        resolve_long_evaluator("ReChorus", "elliot", "x.csv", names=("--sampling",
+                                                                     "--evaluator"))
+    assert str(err.value) == ("x.csv: its evaluator column names elliot, but --evaluator is "
+                              "ReChorus")
+    with pytest.raises(ValueError) as err:
+        resolve_long_evaluator(None, "elliot", "x.csv", sampling="Binomial")
+    assert str(err.value) == ("sampling 'Binomial' contradicts the evaluator column of x.csv: "
+                              "'elliot', whose ranks follow the hypergeometric law")
+    with pytest.raises(ValueError, match="^the evaluator column of x.csv: 'recbole-pop': "):
+        resolve_long_evaluator(None, "recbole-pop", "x.csv")
+
+
+def _two_models():
+    return {"A": _ranks(seed=1, p=0.02), "B": _ranks(seed=2, p=0.005)}
+
+
+SMALL = dict(bootstrap=0, processes=1)         # estimate without an interval
+
+
+@pytest.mark.parametrize("call", [
+    lambda **kw: estimate(_ranks(), N, metrics="recall@10", estimators=["mes"], **SMALL,
+                          **kw),
+    lambda **kw: compare_ranks(_two_models(), N, metrics=["recall@10"], methods=["sampled"],
+                               bootstrap=50, plugin=None, **kw),
+    lambda **kw: results_table(_two_models(), ["recall@10"], ["recommended"], n=N,
+                               bootstrap=100, level=0.5, **kw).models,
+], ids=["estimate", "compare_ranks", "results_table"])
+def test_with_an_evaluator_m_defaults_to_its_own(call):
+    """m=None with an evaluator: the evaluator's m (Elliot's 100), as ``correct`` and the
+    command line take it; the same table as the law and m given by hand."""
+    by_hand = call(m=100, sampling="hypergeometric")
+    pd.testing.assert_frame_equal(call(m=None, evaluator="Elliot"), by_hand)
+    pd.testing.assert_frame_equal(call(m=100, evaluator="elliot"), by_hand)
+    needed = "(m \\(number of sampled items\\)|n and m are needed)"
+    with pytest.raises(ValueError, match=needed):
+        call(m=None)                                    # no evaluator: m is needed
+
+
+def test_results_table_takes_a_resolved_design_as_it_is():
+    models = _two_models()
+    design = resolve_evaluator("elliot", long=False)
+    options = dict(n=N, bootstrap=100, level=0.5)
+    by_name = results_table(models, ["recall@10"], ["recommended"], evaluator="Elliot",
+                            **options)
+    by_design = results_table(models, ["recall@10"], ["recommended"], evaluator=design,
+                              **options)
+    pd.testing.assert_frame_equal(by_design.models, by_name.models)
+    assert (by_design.evaluator, by_design.sampling, by_design.m) == ("elliot",
+                                                                      "hypergeometric", 100)
+    with pytest.raises(ValueError, match="^sampling 'binomial' contradicts the evaluator's "
+                                         "design, whose ranks follow the hypergeometric law"):
+        results_table(models, ["recall@10"], ["recommended"], evaluator=design,
+                      sampling="binomial", **options)
+
+
 # --- once per public call --------------------------------------------------------------
 
 @pytest.fixture
@@ -133,6 +203,24 @@ def test_the_library_resolves_the_evaluator_once(counted):
                           "n_nonrelevant": N - 1, "n_negatives": 100})
     assert counted(lambda: correct_positions(frame, "recall@10", ["recommended"],
                                              evaluator="elliot"))["resolutions"] == 1
+    models = _two_models()
+    table = dict(metrics=["recall@10"], corrections=["recommended"], n=N, bootstrap=100,
+                 level=0.5)
+    for call in (lambda: estimate(ranks, N, None, "recall@10", ["mes"], evaluator="elliot",
+                                  **SMALL),
+                 lambda: compare_ranks(models, N, None, ["recall@10"], ["sampled"],
+                                       evaluator="elliot", bootstrap=50, plugin=None),
+                 lambda: results_table(models, evaluator="elliot", **table)):
+        assert counted(call) == once
+    # a design already resolved is taken as it is
+    design = resolve_evaluator("elliot", long=False)
+    assert counted(lambda: results_table(models, evaluator=design, **table)) == {
+        "resolutions": 0, "lookups": 0}
+    # the long format: each file's evaluator column is read (one look-up per file), then
+    # the evaluator is resolved once with it
+    frames = {k: frame.assign(evaluator="elliot") for k in "AB"}
+    assert counted(lambda: results_table(frames, evaluator="Elliot", **{
+        k: v for k, v in table.items() if k != "n"})) == {"resolutions": 1, "lookups": 3}
 
 
 @pytest.fixture
@@ -162,6 +250,14 @@ COMMANDS = {
     "correct long, the column's evaluator": "correct --ranks {a_long} --method recommended",
     "compare long": "compare {a_long} {b_long} --evaluator Elliot --method cls "
                     "--bootstrap 100",
+    "compare long, the column's evaluator": "compare {a_long} {b_long} --method cls "
+                                            "--bootstrap 100",
+    "table": "table {a} {b} --n 801 --evaluator Elliot --method recommended --bootstrap 100 "
+             "--level 0.5 --processes 1",
+    "table long": "table {a_long} {b_long} --evaluator Elliot --method recommended "
+                  "--bootstrap 100 --level 0.5 --processes 1",
+    "table long, the column's evaluator": "table {a_long} {b_long} --method recommended "
+                                          "--bootstrap 100 --level 0.5 --processes 1",
 }
 
 
@@ -173,7 +269,7 @@ def test_every_command_resolves_the_evaluator_once(counted, rank_files, capsys, 
     code, _, err = ran[0]
     assert code == 0, err
     assert found["resolutions"] == 1, found
-    if "long" not in command:
-        # with the long format, merge_evaluator looks the name up again to hold it against
-        # the file's evaluator column: a second lookup, not a second resolution
-        assert found["lookups"] == 1, found
+    # the long format: reading each file's evaluator column looks its name up (one per
+    # file); the evaluator given is then held against it by the one resolution
+    read = argv.count(rank_files["a_long"]) + argv.count(rank_files["b_long"])
+    assert found["lookups"] == 1 + read, found

@@ -174,7 +174,7 @@ POSITION_CASES = [
      ["{f}:6: evaluator 'ncf', but {f}:2 names 'sasrec'"]),
     ("evaluator no correction applies to",
      [HEADER + ",evaluator", *(r + ",recbole-pop" for r in ROWS)], [],
-     ["{f}: its evaluator column names recbole-pop: popularity-sampled positions need"]),
+     ["the evaluator column of {f}: 'recbole-pop': popularity-sampled positions need"]),
     ("--evaluator contradicts the column",
      [HEADER + ",evaluator", *(r + ",sasrec" for r in ROWS)], ["--evaluator", "ncf"],
      ["{f}: its evaluator column names sasrec, but --evaluator is ncf"]),

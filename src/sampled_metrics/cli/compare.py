@@ -6,7 +6,7 @@ from pathlib import Path
 from ..registry import COMPARE_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    check_rank_text, file_name, read_rank_files, read_sampled_ranks, resolve_cli_evaluator, \
+    check_rank_text, file_name, read_rank_files, read_sampled_ranks, CLI_NAMES, \
     resolve_inputs
 
 __all__ = ["add_parser", "run"]
@@ -115,7 +115,7 @@ def _compare_long(args, paths: dict, formats: dict):
     The default methods that need one sampled rank per user are left out, with a note."""
     from ..compare.matching import check_positive_tables
     from ..compare.paired import compare_positives
-    from ..multipositive.longformat import check_pools, merge_evaluator, read_long
+    from ..multipositive.longformat import check_pools, read_long, resolve_long_evaluator
 
     for k, path in paths.items():
         if formats[k] is None:
@@ -137,9 +137,8 @@ def _compare_long(args, paths: dict, formats: dict):
         raise ValueError(f"{paths['a']} names evaluator {recorded['a']}, but {paths['b']} "
                          f"names {recorded['b']}: A and B must be one evaluation's")
     key = next(iter(recorded), "a")
-    evaluator = merge_evaluator(args.evaluator, recorded.get(key), paths[key], "--evaluator")
-    given = "--evaluator" if args.evaluator else f"the evaluator column of {paths[key]}:"
-    sampling = resolve_cli_evaluator(evaluator, args.sampling, long=True, given=given).sampling
+    sampling = resolve_long_evaluator(args.evaluator, recorded.get(key), paths[key],
+                                      sampling=args.sampling, names=CLI_NAMES).sampling
     for x in long.values():
         check_pools(x, sampling)
     shown = _shown(paths)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..registry import CORRECT_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
-    check_rank_text, file_name, read_rank_files, read_sampled_ranks, resolve_cli_evaluator, \
+    check_rank_text, file_name, read_rank_files, read_sampled_ranks, CLI_NAMES, \
     resolve_inputs
 
 __all__ = ["add_parser", "run", "DEFAULT"]
@@ -93,7 +93,8 @@ def _correct_long(args, kind: str):
     the entry of the evaluator it names or ``--evaluator`` names (None: neither)."""
     from ..corrections.vectors import correction_label
     from ..intervals.table import correct_positions, is_recommended
-    from ..multipositive.longformat import merge_evaluator, read_long, summarise_long
+    from ..multipositive.longformat import read_long, resolve_long_evaluator, \
+        summarise_long
 
     for option in ("n", "m", "repeat"):
         if getattr(args, option) is not None:
@@ -118,10 +119,8 @@ def _correct_long(args, kind: str):
         return summarise_long("draws", args.ranks, metrics, corrections, "binomial",
                               args.bootstrap, args.level, args.seed, args.thin_to), evaluator
     long = read_long(args.ranks)
-    given = "--evaluator" if args.evaluator else f"the evaluator column of {args.ranks}:"
-    design = resolve_cli_evaluator(merge_evaluator(args.evaluator, long.evaluator, args.ranks,
-                                                   "--evaluator"),
-                                   args.sampling, long=True, given=given)
+    design = resolve_long_evaluator(args.evaluator, long.evaluator, args.ranks,
+                                    sampling=args.sampling, names=CLI_NAMES)
     # the evaluator, the file's column included, is resolved into the law passed on
     table = correct_positions(long._replace(evaluator=None), metrics, corrections,
                               sampling=design.sampling, bootstrap=args.bootstrap,

@@ -19,6 +19,7 @@ __all__ = ["add_metric_option", "add_method_option", "add_sample_options",
            "add_n_option", "add_sampling_option",
            "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
            "check_processes", "read_prior", "apply_evaluator", "resolve_cli_evaluator",
+           "CLI_NAMES",
            "DEFAULT_BOOTSTRAP", "FORMATS", "Rendered", "aligned", "file_name",
            "check_rank_text", "sampling_law"]
 
@@ -315,11 +316,13 @@ def apply_evaluator(args, long: bool, path=None):
     return design
 
 
-def resolve_cli_evaluator(evaluator, sampling, *, long, m=None, given: str = "--evaluator"):
+#: how messages name the law and the evaluator: by their options
+CLI_NAMES = ("--sampling", "--evaluator")
+
+
+def resolve_cli_evaluator(evaluator, sampling, *, long, m=None):
     """:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator` with the options'
-    names in its messages (``given``: where the evaluator came from, e.g. a file's
-    column)."""
+    names in its messages (:data:`CLI_NAMES`)."""
     from ..evaluators.catalogue import resolve_evaluator
 
-    return resolve_evaluator(evaluator, sampling=sampling, m=m, long=long,
-                             names=("--sampling", given))
+    return resolve_evaluator(evaluator, sampling=sampling, m=m, long=long, names=CLI_NAMES)

@@ -81,10 +81,9 @@ def run(args):
     long = any(kinds)
     design = apply_evaluator(args, long, paths[0])
     metrics, methods = name_list(args.metric, "metric"), name_list(args.method, "method")
-    # sampled ranks: the entry --evaluator resolved to (the caption names it); the long
-    # format: the name, resolved with the files' evaluator column
-    options = dict(sampling=args.sampling,
-                   evaluator=args.evaluator if design is None else design.evaluator,
+    # sampled ranks: the design --evaluator resolved to, taken as it is; the long format:
+    # the name, resolved once with the files' evaluator column
+    options = dict(sampling=args.sampling, evaluator=args.evaluator if long else design,
                    method=args.verdict_method, familywise=args.familywise,
                    level=args.level, bootstrap=args.bootstrap, seed=args.seed,
                    processes=processes)

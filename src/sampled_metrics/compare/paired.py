@@ -16,7 +16,7 @@ from scipy import sparse
 from ..checks import check_distinct, check_integer, check_sampled_ranks
 from ..corrections.mn import mn_correction
 from ..corrections.vectors import correction_label, correction_vectors
-from ..evaluators.catalogue import resolve_sampling
+from ..evaluators.catalogue import resolve_evaluator
 from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
 from ..metrics import parse_metrics
@@ -225,7 +225,7 @@ def positive_draws(tables: dict, metric_list, labels, sampling: str, *, bootstra
     return PositiveDraws(list(metric_list), list(labels), values, weights)
 
 
-def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
+def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
                   sampling: str | None = None, paired: bool = True, level: float = 0.95,
                   bootstrap: int = 1000, plugin: str | None = "mes",
                   estimator_bootstrap: int = 50, seed: int = 0, rng=None,
@@ -238,7 +238,8 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
         Sampled ranks r~ in 1..m+1 of the same users in the same order (``paired``).
         Pairs are (first, second), (first, third), ... in the dict's order; D = a - b.
     n, m : int
-        Items the true rank is taken among, sampled negatives per user.
+        Items the true rank is taken among, sampled negatives per user (m may be None
+        with ``evaluator``: its own number).
     metrics : sequence of str
     methods : sequence of str
         Corrections (``sampled``, ``rank_estimate``, ``minimal_bias``, ``cls``,
@@ -263,7 +264,8 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
         Seed of the resampling (``seeds.generator(seed, 'compare')``), unless ``rng``.
     evaluator : str, optional
         The evaluator that reported the ranks (``sampled-metrics evaluators``); it sets
-        ``sampling``.
+        ``sampling`` (and refuses one that contradicts it) and m unless given
+        (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator`).
 
     Returns
     -------
@@ -282,8 +284,9 @@ def compare_ranks(sampled: dict, n: int, m: int, metrics, methods, *,
     >>> t[["a", "b", "method", "verdict"]].values.tolist()
     [['A', 'B', 'sampled', 'a_better']]
     """
-    sampling = resolve_sampling(sampling, evaluator, long=False)
-    n, m = check_nm(n, m, sampling)
+    design = resolve_evaluator(evaluator, sampling=sampling, m=m, long=False)
+    sampling = design.sampling
+    n, m = check_nm(n, design.m, sampling)
     sampled = check_sampled(sampled, m, paired)
     labels = parse_methods(methods)
     metric_list = parse_metrics(metrics, distinct=True)

@@ -15,17 +15,17 @@ import pandas as pd
 from ..checks import check_integer, check_level
 from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
-from ..evaluators.catalogue import get_evaluator, resolve_sampling
+from ..evaluators.catalogue import EvaluatorDesign, resolve_evaluator
 from ..intervals.recommended import RECOMMENDED
 from ..intervals.table import (DEFAULT_CORRECTIONS, correct, correct_positions,
                                correction_names, is_recommended)
 from ..metrics import parse_metrics
-from ..multipositive.longformat import LongPositions, check_pools, merge_evaluator, \
-    read_long
+from ..multipositive.longformat import LongPositions, check_pools, read_long, \
+    resolve_long_evaluator
 from ..multipositive.positives import DEFAULT_MAX_M
 from ..parallel import map_items
 from ..registry import DEFAULT_METRICS, resolve_name
-from ..sampling import check_nm
+from ..sampling import check_nm, check_sampling
 from ..seeds import generator
 from .bias import MES_ETA
 from .familywise import FAMILYWISE_METHODS, familywise_draws, familywise_levels
@@ -78,7 +78,7 @@ class ResultsTable(NamedTuple):
 
 def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_CORRECTIONS,
                   *, n: int | None = None, m: int | None = None, sampling: str | None = None,
-                  evaluator: str | None = None, method: str | None = None,
+                  evaluator: str | EvaluatorDesign | None = None, method: str | None = None,
                   familywise: str = "maxstat", level: float = 0.95,
                   bootstrap: int | None = None, seed: int = 0, max_m: int | None = None,
                   processes: int = 1) -> ResultsTable:
@@ -111,11 +111,17 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
         The rows per model, as ``correct`` takes them.
     n, m : int
         Items and sampled negatives (sampled ranks only; the long format gives them per
-        user).
-    sampling, evaluator : str, optional
-        The law of the negatives, or the evaluator whose law it is (one rule:
-        :func:`~sampled_metrics.evaluators.resolve_sampling`); the long format's
-        ``evaluator`` column counts as ``evaluator``, and every input must name the same.
+        user); m may be None with ``evaluator``: its own number.
+    sampling : str, optional
+        The law of the negatives: the evaluator's where ``evaluator`` is given (a
+        contradicting one is refused), else default ``binomial``.
+    evaluator : str or EvaluatorDesign, optional
+        The evaluator whose law it is, resolved once with ``sampling`` and m
+        (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator`, the one rule), or
+        the design already resolved (taken as it is, m where m is None; a ``sampling``
+        given must be its law). The long format's ``evaluator`` column counts as
+        ``evaluator``: every input must name the same, and an ``evaluator`` given must be
+        it.
     method : str, optional
         The verdicts' method (:data:`~sampled_metrics.registry.COMPARE_METHODS` but ``mle``,
         which refits): default :data:`VERDICT_METHODS`, the correction ``bv_0.1`` (with
@@ -192,8 +198,9 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     values = dict(zip(names, inputs.values()))
     options = dict(level=level, bootstrap=int(bootstrap), seed=seed)
     if kind == "ranks":
-        sampling = resolve_sampling(sampling, evaluator, long=False)
-        evaluator = None if evaluator is None else get_evaluator(evaluator).name
+        design = _ranks_design(evaluator, sampling, m)
+        sampling, m = design.sampling, design.m
+        evaluator = None if design.evaluator is None else design.evaluator.name
         if n is None or m is None:
             raise ValueError("n and m are needed with sampled ranks")
         n, m = check_nm(n, m, sampling)
@@ -229,6 +236,19 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     pairs.attrs["notes"] = list(notes)
     return ResultsTable(models, pairs, headline, label, familywise, float(level),
                         int(bootstrap), sampling, evaluator, n, m)
+
+
+def _ranks_design(evaluator, sampling, m) -> EvaluatorDesign:
+    """The design of sampled ranks: ``evaluator`` resolved with ``sampling`` and ``m``
+    (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator`), or the design it
+    already is, with ``m`` where given; a ``sampling`` other than its law is refused."""
+    if not isinstance(evaluator, EvaluatorDesign):
+        return resolve_evaluator(evaluator, sampling=sampling, m=m, long=False)
+    if sampling is not None and check_sampling(sampling) != evaluator.sampling:
+        raise ValueError(f"sampling {sampling!r} contradicts the evaluator's design, whose "
+                         f"ranks follow the {evaluator.sampling} law")
+    return EvaluatorDesign(evaluator.evaluator, evaluator.sampling,
+                           evaluator.m if m is None else m)
 
 
 def _is_long(value) -> bool:
@@ -282,13 +302,17 @@ def _read_long(values: dict, sampling, evaluator, recommended: bool):
             raise ValueError(f"{first} names evaluator {named}, but {name} names {other}: "
                              f"the models must be one evaluation's")
     where = read[next(iter(recorded))] if recorded else next(iter(read.values()))
-    named = merge_evaluator(evaluator, named, where)
-    sampling = resolve_sampling(sampling, named, long=True)
+    if isinstance(evaluator, EvaluatorDesign):
+        # resolved without the column: its entry (no second look-up) and law, held against it
+        evaluator, sampling = evaluator.evaluator, sampling or evaluator.sampling
+    design = resolve_long_evaluator(evaluator, named, where, sampling=sampling)
     for x in read.values():
-        check_pools(x, sampling, recommended)
+        check_pools(x, design.sampling, recommended)
     check_positive_tables({name: x.table for name, x in read.items()},
                           {name: x.users for name, x in read.items()})
-    return read, sampling, named
+    # the evaluator, the columns' included, is resolved into the law passed on
+    read = {name: x._replace(evaluator=None) for name, x in read.items()}
+    return read, design.sampling, None if design.evaluator is None else design.evaluator.name
 
 
 def _order(rows: dict, headline: str, metric: str, names: list) -> list:

@@ -15,7 +15,7 @@ from ..logs import progress
 from ..metrics import parse_metrics
 from ..registry import DEFAULT_METHODS, name_list
 from ..resampling import COVERS_NOISE, bootstrap_histograms, percentile_interval
-from ..evaluators.catalogue import resolve_sampling
+from ..evaluators.catalogue import resolve_evaluator
 from ..sampling import check_nm
 from .dispatch import estimate_each, parse_estimator
 from .histogram import check_law_matrix_size, sampled_rank_histogram
@@ -41,7 +41,7 @@ def check_estimate_size(n: int, m: int, bootstrap: int, name: str = "bootstrap")
                      f"n = {n} true ranks")
 
 
-def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATORS, *,
+def estimate(sampled_ranks, n: int, m: int | None, metrics, estimators=DEFAULT_ESTIMATORS, *,
              sampling: str | None = None, bootstrap: int = 100, level: float = 0.95,
              seed: int = 0, processes: int | None = 1, options: dict | None = None,
              evaluator: str | None = None) -> pd.DataFrame:
@@ -57,7 +57,8 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
     sampled_ranks : array_like of int
         One sampled rank r~ in 1..m+1 per user.
     n, m : int
-        Items the true rank is taken among; sampled irrelevant items (1 <= m < n).
+        Items the true rank is taken among; sampled irrelevant items (1 <= m < n; m may
+        be None with ``evaluator``: its own number).
     metrics : str or list of str
         E.g. ``'recall@10,ndcg@10'``.
     estimators : list of str
@@ -78,7 +79,8 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
         {estimator: {option: value}}, e.g. ``{'mes': {'eta': 0.01}}``.
     evaluator : str, optional
         The evaluator that reported the ranks (``sampled-metrics evaluators``); it sets
-        ``sampling``.
+        ``sampling`` (and refuses one that contradicts it) and m unless given
+        (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator`).
 
     Returns
     -------
@@ -96,8 +98,9 @@ def estimate(sampled_ranks, n: int, m: int, metrics, estimators=DEFAULT_ESTIMATO
     >>> t[["metric", "estimator"]].values.tolist()
     [['recall@10', 'mle']]
     """
-    sampling = resolve_sampling(sampling, evaluator, long=False)
-    n, m = check_nm(n, m, sampling)
+    design = resolve_evaluator(evaluator, sampling=sampling, m=m, long=False)
+    sampling = design.sampling
+    n, m = check_nm(n, design.m, sampling)
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
     processes = available_cpus() if processes is None else check_integer("processes",

@@ -43,7 +43,7 @@ import pandas as pd
 
 from ..checks import check_allocation, check_bootstrap_draws, check_integer
 from ..corrections.vectors import correction_label
-from ..evaluators.catalogue import get_evaluator
+from ..evaluators.catalogue import EvaluatorDesign, get_evaluator, resolve_evaluator
 from ..metrics import parse_metrics
 from ..resampling import bootstrap_means, percentile_interval
 from ..sampling import check_sampling
@@ -54,7 +54,7 @@ from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "EVALUATOR_COLUMN", "LongPositions",
            "long_format", "read_long", "read_positions", "read_draws", "summarise_long",
-           "merge_evaluator", "check_pools"]
+           "merge_evaluator", "resolve_long_evaluator", "check_pools"]
 
 POSITION_COLUMNS = ("user", "position", "n_nonrelevant", "n_negatives")
 DRAW_COLUMNS = ("user", "position", "n_nonrelevant", "above", "prob")
@@ -241,7 +241,8 @@ def _one_evaluator(path, names) -> str | None:
 def merge_evaluator(given, recorded, where, option: str = "evaluator") -> str | None:
     """The evaluator of a long-format input: the one ``given`` (an option or argument
     called ``option``) or the one its ``evaluator`` column ``recorded``; a one-line
-    ValueError naming both where they differ.
+    ValueError naming both where they differ. Where the law is wanted too,
+    :func:`resolve_long_evaluator` resolves both at once.
 
     Examples
     --------
@@ -254,14 +255,57 @@ def merge_evaluator(given, recorded, where, option: str = "evaluator") -> str | 
     """
     if given is None:
         if recorded is not None and get_evaluator(recorded).refused:
-            raise ValueError(f"{_name(where)}: its evaluator column names {recorded}: "
+            raise ValueError(f"the evaluator column of {_name(where)}: {recorded!r}: "
                              f"{get_evaluator(recorded).refused}")
         return recorded
     name = get_evaluator(given).name
+    _check_recorded(given, name, recorded, where, option)
+    return name
+
+
+def resolve_long_evaluator(given, recorded, where, *, sampling=None,
+                           names: tuple[str, str] = ("sampling", "evaluator")
+                           ) -> EvaluatorDesign:
+    """The design of a long-format input, resolved once
+    (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator` with ``long=True``):
+    of the evaluator ``given`` (an option or argument that ``names[1]`` calls), else of the
+    one its ``evaluator`` column ``recorded`` (the catalogue's name, as
+    :func:`read_long` gives it; messages call it the evaluator column of ``where``), with
+    the law ``sampling`` (that ``names[0]`` calls). A ``given`` that names the column's
+    evaluator is accepted (in any case), one that names another refused in one line naming
+    both; m is None (each row gives its user's).
+
+    Examples
+    --------
+    >>> d = resolve_long_evaluator("NCF", "ncf", "long.csv")
+    >>> d.evaluator.name, d.sampling, d.m
+    ('ncf', 'hypergeometric', None)
+    >>> resolve_long_evaluator(None, "rechorus", "long.csv", sampling="binomial")
+    Traceback (most recent call last):
+    ...
+    ValueError: sampling 'binomial' contradicts the evaluator column of long.csv: \
+'rechorus', whose ranks follow the hypergeometric law
+    >>> resolve_long_evaluator("sasrec", "rechorus", "long.csv", names=("--sampling",
+    ...                        "--evaluator"))
+    Traceback (most recent call last):
+    ...
+    ValueError: long.csv: its evaluator column names rechorus, but --evaluator is sasrec
+    """
+    if given is None:
+        column = f"the evaluator column of {_name(where)}:"
+        return resolve_evaluator(recorded, sampling=sampling, long=True,
+                                 names=(names[0], column))
+    design = resolve_evaluator(given, sampling=sampling, long=True, names=names)
+    _check_recorded(given, design.evaluator.name, recorded, where, names[1])
+    return design
+
+
+def _check_recorded(given, name: str, recorded, where, option: str) -> None:
+    """A one-line ValueError where the evaluator ``given`` (the catalogue's ``name``)
+    is not the one the evaluator column of ``where`` ``recorded``."""
     if recorded is not None and recorded != name:
         raise ValueError(f"{_name(where)}: its evaluator column names {recorded}, but "
                          f"{option} is {given}")
-    return name
 
 
 def _user_index(users) -> tuple[np.ndarray, np.ndarray]:
