@@ -15,7 +15,7 @@ from ..checks import check_bootstrap_draws, check_distinct, check_integer, check
 from ..corrections.vectors import correction_label, correction_vectors
 from ..evaluators.catalogue import resolve_evaluator
 from ..metrics import parse_metrics
-from ..multipositive.longformat import check_pools, merge_evaluator, read_long, \
+from ..multipositive.longformat import check_pools, read_long, resolve_long_evaluator, \
     summarise_long
 from ..registry import CORRECT_METHODS, DEFAULT_METHODS, name_list
 from ..resampling import COVERS_FULL, COVERS_NOISE, bootstrap_histograms, percentile_interval
@@ -149,8 +149,8 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     if max_m is not None:
         check_integer("max_m", max_m, 1)
     long = read_long(path)
-    sampling = resolve_evaluator(merge_evaluator(evaluator, long.evaluator, long),
-                                 sampling=sampling, long=True).sampling
+    sampling = resolve_long_evaluator(evaluator, long.evaluator, long,
+                                      sampling=sampling).sampling
     check_pools(long, sampling, any(recommended))
     others = [x for x, rec in zip(names, recommended) if not rec]
     rows, best = [], None

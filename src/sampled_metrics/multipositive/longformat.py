@@ -54,7 +54,7 @@ from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "EVALUATOR_COLUMN", "LongPositions",
            "long_format", "read_long", "read_positions", "read_draws", "summarise_long",
-           "merge_evaluator", "resolve_long_evaluator", "check_pools"]
+           "resolve_long_evaluator", "check_pools"]
 
 POSITION_COLUMNS = ("user", "position", "n_nonrelevant", "n_negatives")
 DRAW_COLUMNS = ("user", "position", "n_nonrelevant", "above", "prob")
@@ -236,31 +236,6 @@ def _one_evaluator(path, names) -> str | None:
         raise ValueError(f"{_line(path, j)}: evaluator {names[j]!r}, but {_line(path, 0)} "
                          f"names {names[0]!r}: one file holds one evaluator's rows")
     return per_row[0]
-
-
-def merge_evaluator(given, recorded, where, option: str = "evaluator") -> str | None:
-    """The evaluator of a long-format input: the one ``given`` (an option or argument
-    called ``option``) or the one its ``evaluator`` column ``recorded``; a one-line
-    ValueError naming both where they differ. Where the law is wanted too,
-    :func:`resolve_long_evaluator` resolves both at once.
-
-    Examples
-    --------
-    >>> merge_evaluator(None, "rechorus", "long.csv"), merge_evaluator("NCF", "ncf", "x")
-    ('rechorus', 'ncf')
-    >>> merge_evaluator("sasrec", "rechorus", "long.csv", "--evaluator")
-    Traceback (most recent call last):
-    ...
-    ValueError: long.csv: its evaluator column names rechorus, but --evaluator is sasrec
-    """
-    if given is None:
-        if recorded is not None and get_evaluator(recorded).refused:
-            raise ValueError(f"the evaluator column of {_name(where)}: {recorded!r}: "
-                             f"{get_evaluator(recorded).refused}")
-        return recorded
-    name = get_evaluator(given).name
-    _check_recorded(given, name, recorded, where, option)
-    return name
 
 
 def resolve_long_evaluator(given, recorded, where, *, sampling=None,
