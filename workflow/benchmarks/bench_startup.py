@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from machine import machine, unpack_ref
+from machine import alternately, machine, unpack_ref
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,12 +60,8 @@ def once(argv: list[str], src: Path) -> float | None:
 
 def times(argv: list[str], versions: dict, repeats: int) -> dict:
     """{label: sorted wall times, or None if one run fails}, the versions alternating run by
-    run (as :func:`machine.alternately`, without its load lines for each case: the load is
-    printed once)."""
-    runs = {label: [] for label in versions}
-    for _ in range(repeats):
-        for label, src in versions.items():
-            runs[label].append(once(argv, src))
+    run (:func:`machine.alternately`; the load is printed once, not for each case)."""
+    runs = alternately(versions, repeats, lambda label, src: once(argv, src), report=False)
     return {label: None if None in t else sorted(t) for label, t in runs.items()}
 
 

@@ -13,8 +13,8 @@ config with MovieLens-1M copied from the local archive ``--ml1m``, default
 ``--configfile``, the local archive's config first and the files after it), and prints:
 
 * wall time, CPU-seconds (user + system of snakemake and every process it waited for: its
-  jobs and their workers), and the peak of the summed resident memory of snakemake and all its child
-  processes (sampled every 0.2 s from /proc), against the target;
+  jobs and their workers), and the peak of the summed resident memory of snakemake and all
+  its child processes (sampled every 0.2 s from /proc), against the target;
 * per rule: jobs, summed and longest wall time (from ``logs/benchmarks``);
 * how many times each (dataset, recommender) model was fitted (the ``fit:`` lines of the fit
   logs; target: exactly once).
@@ -153,7 +153,8 @@ def main() -> None:
         sys.exit(f"snakemake failed (exit {proc.returncode}); see {workdir}/bench.log")
     gb = peak / 2**20
     print(f"wall {wall:.1f} s (target <= {args.target_seconds:.0f} s: "
-          f"{'PASS' if wall <= args.target_seconds else 'FAIL'}), {cpu:.0f} CPU-s, peak summed RSS {gb:.2f} GB "
+          f"{'PASS' if wall <= args.target_seconds else 'FAIL'}), {cpu:.0f} CPU-s, "
+          f"peak summed RSS {gb:.2f} GB "
           f"(target <= {args.target_gb:g} GB: {'PASS' if gb <= args.target_gb else 'FAIL'})")
     first = first_job_time(workdir)
     if first is not None:

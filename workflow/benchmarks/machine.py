@@ -60,17 +60,20 @@ def versions(baseline_ref: str | None, folder: Path) -> dict:
     return out
 
 
-def alternately(versions: dict, repeats: int, run) -> dict:
+def alternately(versions: dict, repeats: int, run, report: bool = True) -> dict:
     """{label: [run(label, src), ...]}: ``repeats`` runs of each version, the versions
-    alternating run by run; the load average printed before and after."""
+    alternating run by run; with ``report``, the load average printed before and after (a
+    script timing many cases prints it once itself)."""
     def load() -> str:
         return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
-    print(f"load average before: {load()} ({os.cpu_count()} CPUs); {repeats} runs per "
-          f"version, alternating")
+    if report:
+        print(f"load average before: {load()} ({os.cpu_count()} CPUs); {repeats} runs per "
+              f"version, alternating")
     runs = {label: [] for label in versions}
     for _ in range(repeats):
         for label, src in versions.items():
             runs[label].append(run(label, src))
-    print(f"load average after: {load()}")
+    if report:
+        print(f"load average after: {load()}")
     return runs
