@@ -26,7 +26,7 @@ from ..registry import resolve_name
 from .base import Recommender, check_train
 from .dense_kernels import (WEIGHT_DTYPES, check_dtype, check_threads, cooccurrence,
                             sparse_dense_product, symmetrize_from_lower, to_c_order)
-from .tiled_inverse import not_positive_definite, tiled_spd_inverse
+from .tiled_inverse import check_gram, not_positive_definite, tiled_spd_inverse
 
 __all__ = ["EASE", "INVERSES", "check_inverse", "spd_inverse_inplace"]
 
@@ -56,10 +56,7 @@ def spd_inverse_inplace(G: np.ndarray, threads: int | None = None,
     them (2.8e-15 from LAPACK's, relative; 1.36x LAPACK's speed on 2 threads, 0.79x on
     one, at 16,384 items: ``workflow/benchmarks/bench_spd_inverse.py``).
     """
-    n = G.shape[0]
-    if (G.shape != (n, n) or G.dtype not in (np.float64, np.float32)
-            or not G.flags.c_contiguous):
-        raise ValueError("G must be a square C-contiguous float64 or float32 array")
+    check_gram(G)
     if check_inverse(inverse) == "tiled":
         return tiled_spd_inverse(G, threads)
     F = G.T                                     # the same matrix, Fortran order: no copy

@@ -28,11 +28,19 @@ from threadpoolctl import threadpool_limits
 from ..checks import check_integer
 from .dense_kernels import check_threads
 
-__all__ = ["TILE", "tiled_spd_inverse", "not_positive_definite"]
+__all__ = ["TILE", "tiled_spd_inverse", "check_gram", "not_positive_definite"]
 
 #: Rows and columns of a tile: large enough for BLAS to run at full speed, small enough
 #: that the last steps still give every thread a tile.
 TILE = 2048
+
+
+def check_gram(G: np.ndarray) -> None:
+    """A one-line ValueError unless G is a square C-contiguous float64 or float32 array (what
+    both inverses overwrite in place)."""
+    if (G.ndim != 2 or G.shape[0] != G.shape[1] or G.dtype not in (np.float64, np.float32)
+            or not G.flags.c_contiguous):
+        raise ValueError("G must be a square C-contiguous float64 or float32 array")
 
 
 def not_positive_definite(info: int) -> np.linalg.LinAlgError:
@@ -73,10 +81,8 @@ def tiled_spd_inverse(G: np.ndarray, threads: int | None = 1, tile: int | None =
     >>> bool(np.allclose(P @ A, np.eye(3)))
     True
     """
+    check_gram(G)
     n = G.shape[0]
-    if (G.shape != (n, n) or G.dtype not in (np.float64, np.float32)
-            or not G.flags.c_contiguous):
-        raise ValueError("G must be a square C-contiguous float64 or float32 array")
     potrf, trtrs, trtri, lauum = lapack.get_lapack_funcs(("potrf", "trtrs", "trtri", "lauum"),
                                                          dtype=G.dtype)
     trmm, = blas.get_blas_funcs(("trmm",), dtype=G.dtype)

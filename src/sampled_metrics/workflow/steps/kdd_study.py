@@ -252,6 +252,9 @@ def figure6_frame(rank_files: dict, metric, m_values, corrections=("sampled", "b
     metric = parse_metric(metric)
     n = int(n_items if n_items is not None else max(f.n_items for f in rank_files.values()))
     labels = [correction_label(c) for c in corrections]
+    # each recommender's distinct exact ranks (rounded down) and their counts, once for all m
+    distinct = {rec: np.unique(np.floor(np.asarray(f.exact)).astype(np.int64),
+                               return_counts=True) for rec, f in rank_files.items()}
     rows = []
     for m in m_values:
         m = int(m)
@@ -259,9 +262,7 @@ def figure6_frame(rank_files: dict, metric, m_values, corrections=("sampled", "b
             continue
         vecs = correction_vectors([metric], n, m, corrections, sampling, narrow_blocks=True)
         weights = [vecs[(metric.name, label)] for label in labels]
-        for rec, f in rank_files.items():
-            r = np.floor(np.asarray(f.exact)).astype(np.int64)
-            values, counts = np.unique(r, return_counts=True)
+        for rec, (values, counts) in distinct.items():
             e = (expected_metric_matrix(weights, values, n, m, sampling, narrow_blocks=True)
                  @ counts / counts.sum())
             rows += [(rec, metric.name, label, m, float(v)) for label, v in zip(labels, e)]
