@@ -33,7 +33,7 @@ from ..registry import Registry, check_sampling
 
 __all__ = ["DRAWS", "SELF_DRAWS", "EVALUATOR_TIE_RULES", "Evaluator", "EVALUATORS", "get_evaluator",
            "evaluator_names", "correctable_evaluator", "EvaluatorDesign", "resolve_evaluator",
-           "evaluator_sampling", "resolve_sampling", "evaluator_notes"]
+           "evaluator_sampling", "evaluator_notes"]
 
 DRAWS = ("with_replacement", "without_replacement", "popularity", "top_popular")
 SELF_DRAWS = ("never", "tied", "merged")
@@ -360,23 +360,6 @@ def evaluator_sampling(evaluator, *, long: bool) -> str:
     'binomial'
     """
     return resolve_evaluator(evaluator, long=long).sampling
-
-
-def resolve_sampling(sampling, evaluator, *, long: bool | None,
-                     names: tuple[str, str] = ("sampling", "evaluator")) -> str:
-    """The law of the ranks where a law and an evaluator can both be given: the law of
-    :func:`resolve_evaluator`, the one rule (the evaluator's law, a contradicting
-    ``sampling`` refused naming both; without an evaluator ``sampling``, default
-    ``binomial``).
-
-    Examples
-    --------
-    >>> resolve_sampling(None, "rechorus", long=True), resolve_sampling(None, None, long=True)
-    ('hypergeometric', 'binomial')
-    >>> resolve_sampling("Hypergeometric", "RecHorus", long=True)
-    'hypergeometric'
-    """
-    return resolve_evaluator(evaluator, sampling=sampling, long=long, names=names).sampling
 
 
 def evaluator_notes(evaluator) -> list[str]:
