@@ -32,8 +32,9 @@ Widths (the profile interval [lo, hi] of M(P) at chi2_{1,0.95}/2 and the users' 
   are positively correlated, the sampled ranks following the users' ranks, which makes the
   sum's variance smaller still); never wider than ``linear``;
 - ``joint``: the profile interval of the users' metric T = M(P) + e jointly over P and the
-  users' deviation e ~ N(0, sd_P^2) (:func:`joint_end`): quadrature where the profile is
-  quadratic, nearly linear where its end is the shape's edge (a flat P);
+  users' deviation e ~ N(0, sd_P^2), ``recommended_interval(..., spread='joint')``'s
+  (certified ends, sd at each end's P): quadrature where the profile is quadratic, nearly
+  linear where its end is the shape's edge (a flat P);
 - ``conditional``: as ``quadrature`` with the users' spread given their sampled ranks,
   sd_c^2 = (1/U^2) sum_u Var_P[M(r_u) | r~_u] at the end's P: the part of the users' metric
   that no function of the sampled ranks follows (T - E_P[T | r~] is uncorrelated with any
@@ -63,12 +64,13 @@ from unittest import mock
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special, stats
+from scipy import special, stats
 from threadpoolctl import threadpool_limits
 
 from sampled_metrics.intervals import recommended as rec
+from sampled_metrics.intervals.recommended import spread_sd
 from sampled_metrics.intervals.atoms import _law_columns
-from sampled_metrics.intervals.profile import mixture_mle, profile_ranges, tilted_mle
+from sampled_metrics.intervals.profile import mixture_mle, profile_ranges
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.multipositive.longformat import read_positions
 from sampled_metrics.multipositive.positives import multi_positive_metric, positive_normaliser
@@ -200,52 +202,6 @@ def posterior_terms(blocks, laws, extra, ws) -> tuple[float, float]:
     return mean, np.sqrt(var)
 
 
-def spread_sd(parts, ws) -> float:
-    """sqrt(Var_P M / U) at the blocks' weights ``ws`` (the recommended answer's spread)."""
-    return np.sqrt(max(sum(v @ (second @ wb - (first @ wb) ** 2)
-                           for (_, first, second, v), wb in zip(parts, ws)), 0.0))
-
-
-def joint_end(Ls, counts, cs, parts, w_mle, sign: float) -> float:
-    """The upper (``sign`` = 1) or lower (-1) end of the joint profile interval of the users'
-    metric T = M(P) + e, e ~ N(0, sd_P^2): sign max sign (c.w + e) over
-    {(w, e) : l(w) - e^2 / (2 sd^2) >= max l - KAPPA}. Its Lagrangian's maximiser is the
-    profile's tilted MLE w_t with e = t sd^2 (:func:`~sampled_metrics.intervals.profile.
-    tilted_mle`), so the end is c.w_t + sign t sd^2 at the root t of
-    KAPPA + l(w_t) - max l - t^2 sd^2 / 2 (sd at w_t; Brent on log t; not certified):
-    the spread in quadrature where the profile is quadratic, added almost linearly where it
-    ends at the shape's edge."""
-    l_max = [float(h @ np.log(L @ w)) for L, h, w in zip(Ls, counts, w_mle)]
-    state = {"w": list(w_mle)}
-
-    def slack(x):
-        t = state["t"] = float(np.exp(x))
-        state["w"] = [tilted_mle(L, h, sign * c, t, w)
-                      for L, h, c, w in zip(Ls, counts, cs, state["w"])]
-        state["sd"] = spread_sd(parts, state["w"])
-        drop = sum(float(h @ np.log(L @ w)) - l0
-                   for L, h, w, l0 in zip(Ls, counts, state["w"], l_max))
-        return KAPPA + drop - (t * state["sd"]) ** 2 / 2
-
-    spread = max(float(np.ptp(c)) for c in cs)
-    x = np.log(KAPPA / max(spread, 1e-12))
-    limit = x + np.log(1e12)                # as the profile's solver: beyond it, c's
-    while slack(x) <= 0:                    # maximum costs less than KAPPA
-        x -= np.log(8)
-    lo, hi = x, None
-    while hi is None and x < limit:
-        x = min(x + np.log(8), limit)
-        if slack(x) <= 0:
-            hi = x
-        else:
-            lo = x
-    if hi is not None:
-        slack(optimize.brentq(slack, lo, hi, xtol=1e-3))
-    t = state["t"]
-    value = sum(c @ w for c, w in zip(cs, state["w"])) + sign * t * state["sd"] ** 2
-    return float(np.clip(value, 0.0, 1.0))
-
-
 def cell_rows(cell: dict, users: int, seed: int, centre: bool) -> list[dict]:
     """One row per metric: the truth, every value and every width's interval."""
     s, n_u, positives, truth = cell_data(cell, users, seed)
@@ -254,6 +210,9 @@ def cell_rows(cell: dict, users: int, seed: int, centre: bool) -> list[dict]:
     w_mle = [mixture_mle(L, h)[0] for L, h in zip(Ls, counts)]
     cs = [[p[0] for p in parts] for _, parts, _ in specs]
     ranges = profile_ranges(Ls, counts, cs, KAPPA, w_mle)
+    joint = profile_ranges(Ls, counts, cs, KAPPA, w_mle,
+                           spreads=[lambda ws, parts=parts: spread_sd(parts, ws)
+                                    for _, parts, _ in specs])
     levels = ([profile_ranges(Ls, counts, cs, x, w_mle) for x in CENTRE_NODES]
               + [profile_ranges(Ls, counts, cs, KAPPA_50, w_mle)]) if centre else []
     laws = [block_laws(block, sampling) for block in blocks]
@@ -267,8 +226,7 @@ def cell_rows(cell: dict, users: int, seed: int, centre: bool) -> list[dict]:
             "linear": (max(lo - Z * sd[0], 0.0), min(hi + Z * sd[1], 1.0)),
             "quadrature": (max(mle - np.hypot(mle - lo, Z * sd[0]), 0.0),
                            min(mle + np.hypot(hi - mle, Z * sd[1]), 1.0)),
-            "joint": tuple(joint_end(Ls, counts, cs[i], parts, w_mle, sign)
-                           for sign in (-1.0, 1.0)),
+            "joint": (max(joint[i][0], 0.0), min(joint[i][1], 1.0)),
             "conditional": (max(mle - np.hypot(mle - lo, Z * sd_c[0]), 0.0),
                             min(mle + np.hypot(hi - mle, Z * sd_c[1]), 1.0)),
             "conditional_linear": (max(lo - Z * sd_c[0], 0.0), min(hi + Z * sd_c[1], 1.0)),

@@ -19,6 +19,18 @@ the variables scaled by w, the barrier weight falling tenfold per stage); t is t
 l(w_t) = l_0, found by Brent's method on log t. The end reported is not the point reached but
 an upper bound certified by weak duality (:func:`certified_max`), so an inexact solve can only
 widen the interval. The lower end is minus the upper end of -c.
+
+Joint ends. Where the target is T = c.w + e, e ~ N(0, s^2) a deviation of known spread s
+(the evaluated users' mean about M(P), :mod:`.recommended`), its range at drop kappa is
+jointly over w and e,
+
+    max c.w + e  over  { (w, e) : l(w) - e^2 / (2 s^2) >= l(w^) - kappa }.
+
+The same tilt does it: at tilt t the best e is t s^2, so the upper end is c.w_t + t s^2 at
+the root t of l(w_t) - l(w^) + kappa = t^2 s^2 / 2, and weak duality bounds it by
+min_t (max_w [t c.w + l(w)] - l_0) / t + t s^2 / 2. It is the profile end and z s added in
+quadrature where the profile is quadratic in c.w (z^2 = 2 kappa), and nearly their sum where
+the profile ends at the edge of the family. s may depend on w; it is taken at the end's w_t.
 """
 from __future__ import annotations
 
@@ -131,11 +143,17 @@ def profile_range(L, h, c, kappa: float, w_mle=None) -> tuple[float, float, list
     return profile_ranges(L, h, [c], kappa, w_mle)[0]
 
 
-def profile_ranges(L, h, cs, kappa: float, w_mle=None, *, threads: int = 1) -> list[tuple]:
+def profile_ranges(L, h, cs, kappa: float, w_mle=None, *, threads: int = 1,
+                   spreads=None) -> list[tuple]:
     """:func:`profile_range` of each functional of ``cs`` (each an array, or a list over
     the blocks as ``L``) on the same likelihood: its 2 len(cs) ends are independent
     solves, run on ``threads`` threads (BLAS and NumPy's loops release the GIL), with the
     same bits for any number of them.
+
+    ``spreads``: one entry per functional, None or a function of the blocks' weights (a
+    list, one array per block) giving the spread s(w) >= 0 of a deviation e added to the
+    functional; with one, the functional's ends are the joint ends of c.w + e (module
+    docstring), each certified for the s at the w it reached.
 
     Examples
     --------
@@ -144,6 +162,13 @@ def profile_ranges(L, h, cs, kappa: float, w_mle=None, *, threads: int = 1) -> l
     >>> one, two = profile_ranges(L, h, cs, 1.92), profile_ranges(L, h, cs, 1.92, threads=2)
     >>> [x[:2] for x in one] == [x[:2] for x in two]
     True
+    >>> (lo, hi, _, _), = profile_ranges(L, h, cs[:1], 1.92)
+    >>> (jlo, jhi, _, _), = profile_ranges(L, h, cs[:1], 1.92, spreads=[lambda ws: 0.05])
+    >>> w, _ = mixture_mle(L, h)
+    >>> z = np.sqrt(2 * 1.92)       # the profile is nearly quadratic here: the joint ends
+    >>> quadrature = (w[0] - np.hypot(w[0] - lo, z * 0.05), w[0] + np.hypot(hi - w[0], z * 0.05))
+    >>> np.round([lo, hi, jlo, jhi, *quadrature], 3).tolist()   # are the quadrature's
+    [0.36, 0.636, 0.329, 0.668, 0.329, 0.668]
     """
     one = isinstance(L, np.ndarray)
     Ls, hs = ([L], [h]) if one else (list(L), list(h))
@@ -154,13 +179,20 @@ def profile_ranges(L, h, cs, kappa: float, w_mle=None, *, threads: int = 1) -> l
         w_mles = [w_mle] if one else list(w_mle)
     u_mles = [Lb @ wb for Lb, wb in zip(Ls, w_mles)]
 
-    def end(task):
-        c, sign = task
-        signed = [sign * cb for cb in c]
-        ws, t = _upper_end(Ls, hs, signed, u_mles, kappa, w_mles)
-        return ws[0] if one else ws, sign * certified_max(Ls, hs, signed, u_mles, kappa, ws, t)
+    spreads = [None] * len(cs) if spreads is None else list(spreads)
+    if len(spreads) != len(cs):
+        raise ValueError(f"spreads must have one entry per functional ({len(cs)}), got "
+                         f"{len(spreads)}")
 
-    tasks = [(c, sign) for c in cs for sign in (-1.0, 1.0)]
+    def end(task):
+        c, sign, spread = task
+        signed = [sign * cb for cb in c]
+        ws, t = _upper_end(Ls, hs, signed, u_mles, kappa, w_mles, spread)
+        s = 0.0 if spread is None else float(spread(ws))
+        return ws[0] if one else ws, sign * certified_max(Ls, hs, signed, u_mles, kappa, ws, t,
+                                                          spread=s)
+
+    tasks = [(c, sign, spread) for c, spread in zip(cs, spreads) for sign in (-1.0, 1.0)]
     if threads > 1 and len(tasks) > 1:
         with ThreadPoolExecutor(min(threads, len(tasks))) as pool:
             ends = list(pool.map(end, tasks))
@@ -169,25 +201,28 @@ def profile_ranges(L, h, cs, kappa: float, w_mle=None, *, threads: int = 1) -> l
     return [(lo[1], hi[1], lo[0], hi[0]) for lo, hi in zip(ends[::2], ends[1::2])]
 
 
-def _upper_end(Ls, hs, cs, u_mles, kappa, w_mles) -> tuple[list, float]:
+def _upper_end(Ls, hs, cs, u_mles, kappa, w_mles, spread=None) -> tuple[list, float]:
     """The tilted MLEs w_t (one per block) whose log-likelihood is l(w_mle) - kappa, and
-    their tilt t."""
-    spread = max(float(np.ptp(cb)) for cb in cs)
-    if spread == 0:
-        return list(w_mles), 1.0
+    their tilt t; with ``spread`` (a function s(w) of the blocks' weights), those whose
+    log-likelihood is l(w_mle) - kappa + t^2 s(w_t)^2 / 2 (the joint end)."""
+    width = max(float(np.ptp(cb)) for cb in cs)
+    if width == 0:                          # c.w is constant: the tilt moves nothing
+        s = 0.0 if spread is None else float(spread(list(w_mles)))
+        return list(w_mles), (np.sqrt(2 * kappa) / s if s > 0 else 1.0)
     state = {"w": list(w_mles)}
 
     def slack(x):
-        ws = [tilted_mle(Lb, hb, cb, float(np.exp(x)), wb)
-              for Lb, hb, cb, wb in zip(Ls, hs, cs, state["w"])]
+        t = float(np.exp(x))
+        ws = [tilted_mle(Lb, hb, cb, t, wb) for Lb, hb, cb, wb in zip(Ls, hs, cs, state["w"])]
         state["w"] = ws
-        return kappa + sum(float(hb @ np.log((Lb @ wb) / ub))
-                           for Lb, hb, wb, ub in zip(Ls, hs, ws, u_mles))
+        deviation = 0.0 if spread is None else (t * float(spread(ws))) ** 2 / 2
+        return kappa - deviation + sum(float(hb @ np.log((Lb @ wb) / ub))
+                                       for Lb, hb, wb, ub in zip(Ls, hs, ws, u_mles))
 
     # The profile is close to quadratic near the MLE: l drops by about t^2 sigma^2 / 2 at a
     # tilt t, so t kappa-drop = t sqrt(kappa / drop); a few such steps usually land within
     # SLACK_TOL of the level set, else Brent's method on a bracket finishes the search
-    x = np.log(kappa / spread)              # a tilt worth about kappa across c's range
+    x = np.log(kappa / width)               # a tilt worth about kappa across c's range
     limit = x + np.log(1e12)
     for _ in range(QUADRATIC_STEPS):
         f = slack(x)
@@ -212,10 +247,12 @@ def _upper_end(Ls, hs, cs, u_mles, kappa, w_mles) -> tuple[list, float]:
     return state["w"], float(np.exp(x))
 
 
-def certified_max(L, h, c, u_mle, kappa, w, t) -> float:
+def certified_max(L, h, c, u_mle, kappa, w, t, spread: float = 0.0) -> float:
     """An upper bound on max c.w' over {w' in the simplex : l(w') >= l_0}, l_0 = sum_j h_j
     log u_mle_j - kappa, from a point ``w`` and tilt ``t`` (weak duality; exact at the
-    optimum). Arguments as for :func:`profile_range`: arrays, or lists over blocks.
+    optimum). Arguments as for :func:`profile_range`: arrays, or lists over blocks. With
+    ``spread`` s > 0, on the joint max of c.w' + e over {l(w') - e^2 / (2 s^2) >= l_0}:
+    the bound below plus t s^2 / 2 (module docstring), minimised over t.
 
     For t > 0 and any feasible w', c.w' <= (max_{w'} [t c.w' + l(w')] - l_0) / t, and for any
     v > 0, h_j log u_j <= h_j log(h_j / v_j) + v_j u_j - h_j (concavity of log), so
@@ -258,6 +295,7 @@ def certified_max(L, h, c, u_mle, kappa, w, t) -> float:
     def bound(x_t):
         t = np.exp(np.clip(x_t, -700.0, 700.0))
         value = (base + sum(block(x_t, N, g, cb) - N for N, g, cb in terms)) / t
+        value = value + spread * spread * t / 2 if spread else value
         return value if np.isfinite(value) else np.inf
 
     x0 = float(np.log(t))

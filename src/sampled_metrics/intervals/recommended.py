@@ -25,6 +25,12 @@ widened at each end by z_{(1 + level)/2} sigma_P / sqrt(U), sigma_P^2 = Var_P M(
 end's P: the interval is for the metric of these U users, mean_u M(r_u), which differs from
 M(P) by the users' own spread. The value is the interval's centre (the estimate whose worst
 error over the interval is smallest). Measured coverage and width: the docs' validation page.
+
+``spread='joint'`` instead takes the profile interval of the users' metric T = M(P) + e
+jointly over P and their deviation e ~ N(0, sigma_P^2 / U) (:mod:`.profile`, joint ends):
+the profile's end and z sigma_P / sqrt(U) in quadrature where the profile is quadratic,
+nearly their sum where it ends at the edge of the family (a flat P). It is narrower than
+the linear widening, which adds the two in full at every end.
 """
 from __future__ import annotations
 
@@ -38,13 +44,15 @@ from ..metrics import parse_metrics
 from ..multipositive.positives import positive_normaliser
 from ..parallel import thread_count
 from ..multipositive.shifted import ShiftedMetric
-from ..registry import RECOMMENDED
+from ..registry import RECOMMENDED, resolve_name
 from ..sampling import check_sampling
 from .atoms import atom_grid, atom_metric, atom_ranges, check_shape, histogram_atoms, user_atoms
 from .profile import mixture_mle, profile_ranges
 
 __all__ = ["RECOMMENDED", "recommended_interval"]
 
+#: how the users' spread widens the profile interval (:func:`recommended_interval`)
+SPREADS = ("linear", "joint", "none")
 #: the strata of several positives: shifts and positive counts from this on share one P
 STRATA = 4
 #: the profile's ends run on several threads from this many distinct observations on (below
@@ -55,7 +63,8 @@ THREAD_ROWS = 1024
 
 def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial",
                          level: float = 0.95, *, shape: str = "non-increasing",
-                         spread: bool = True, user=None, above=None) -> pd.DataFrame:
+                         spread: str | bool = "linear", user=None,
+                         above=None) -> pd.DataFrame:
     """The full-ranking metric of the evaluated users, estimated with an interval that
     covers it (module docstring).
 
@@ -75,9 +84,11 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     shape : {'non-increasing', 'none'}
         The family of P(r) (``'none'``: any P, piecewise uniform between the grid points;
         far wider intervals, for rank distributions that rise somewhere).
-    spread : bool
-        Widen by the users' spread (default); ``False`` gives the interval for M(P) itself,
-        the validation's ablation.
+    spread : {'linear', 'joint', 'none'}
+        How the users' spread widens the profile interval of M(P) (module docstring):
+        added at each end (``'linear'``, default; ``True`` is the same), jointly with the
+        profile (``'joint'``), or not at all (``'none'``; ``False`` is the same): the
+        interval for M(P) itself, the validation's ablation.
     user, above : array_like of int, optional
         With several positives per user: each positive's user (any labels) and the number of
         its user's positives above it; default one positive per user.
@@ -102,6 +113,9 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     sampling = check_sampling(sampling)
     shape = check_shape(shape)
     check_level("level", level)
+    if isinstance(spread, bool):
+        spread = "linear" if spread else "none"
+    spread = resolve_name("spread", spread, SPREADS)
     metrics = parse_metrics(metrics)
     s = np.asarray(sampled_ranks).reshape(-1)
     n_u = np.broadcast_to(np.asarray(n), s.shape)
@@ -194,15 +208,37 @@ def _intervals(Ls, counts, specs, level, spread) -> pd.DataFrame:
     z = special.ndtri((1 + level) / 2)          # the normal quantile, as norm.ppf computes it
     rows = []
     rows_total = sum(L.shape[0] for L in Ls)
-    ranges = profile_ranges(Ls, counts, [[p[0] for p in parts] for _, parts in specs], kappa,
-                            w_mle, threads=thread_count() if rows_total >= THREAD_ROWS else 1)
-    for (name, parts), (lo, hi, w_lo, w_hi) in zip(specs, ranges):
+    cs = [[p[0] for p in parts] for _, parts in specs]
+    spreads = ([None] * len(cs) + [lambda ws, parts=parts: spread_sd(parts, ws)
+                                   for _, parts in specs]) if spread == "joint" else None
+    ranges = profile_ranges(Ls, counts, cs * 2 if spreads else cs, kappa, w_mle,
+                            threads=thread_count() if rows_total >= THREAD_ROWS else 1,
+                            spreads=spreads)
+    joint = ranges[len(cs):] if spreads else [None] * len(cs)
+    for (name, parts), (lo, hi, w_lo, w_hi), ends in zip(specs, ranges, joint):
         profile = (lo, hi)
-        if spread:
-            sd = [np.sqrt(max(sum(v @ (second @ wb - (first @ wb) ** 2)
-                                  for (_, first, second, v), wb in zip(parts, ws)), 0.0))
-                  for ws in (w_lo, w_hi)]
+        if spread == "linear":
+            sd = [spread_sd(parts, ws) for ws in (w_lo, w_hi)]
             lo, hi = max(lo - z * sd[0], 0.0), min(hi + z * sd[1], 1.0)
+        elif spread == "joint":
+            lo, hi = max(ends[0], 0.0), min(ends[1], 1.0)
         rows.append((name, (lo + hi) / 2, lo, hi, *profile))
     return pd.DataFrame(rows, columns=["metric", "value", "ci_low", "ci_high", "profile_low",
                                        "profile_high"])
+
+
+def spread_sd(parts, ws) -> float:
+    """The spread of the users' metric about M(P) at the blocks' weights ``ws``,
+    sigma_P / sqrt(U): the square root of the sum over the blocks' groups g of
+    var_coef_g (second_g.w - (first_g.w)^2), from each block's (c, first, second,
+    var_coef) in ``parts``.
+
+    Examples
+    --------
+    >>> first = np.array([[1.0, 0.0]]); second = first.copy()    # a 0/1 metric, one group
+    >>> parts = [(None, first, second, np.array([1 / 100]))]      # of U = 100 users
+    >>> round(spread_sd(parts, [np.array([0.3, 0.7])]), 4)       # sqrt(0.3 0.7 / 100)
+    0.0458
+    """
+    return float(np.sqrt(max(sum(v @ (second @ wb - (first @ wb) ** 2)
+                                 for (_, first, second, v), wb in zip(parts, ws)), 0.0)))
