@@ -256,10 +256,10 @@ def test_joint_ends_are_certified_and_between_the_profile_and_the_sum(metric):
     for _ in range(300):
         w = (1 - 0.03) * w_mle + 0.03 * rng.dirichlet(np.ones(w_mle.size))
         margin = h @ np.log(L @ w) - level
-        rounding = loglik_rounding(L, h, w) + level_rounding
-        if margin <= rounding:
+        f_rounding = loglik_rounding(L, h, w) + level_rounding
+        if margin <= f_rounding:
             continue
-        e = sd * np.sqrt(2 * (margin - rounding))
+        e = sd * np.sqrt(2 * (margin - f_rounding))
         cw, slack = c @ w, gamma(w.size) * (np.abs(c) @ w)
         assert jlo - ends[-1] - slack <= cw - e and cw + e <= jhi + ends[1] + slack
         found += 1
