@@ -568,8 +568,11 @@ def test_a_local_copy_in_config_local_yaml_serves_every_run(tmp_path):
     assert proc.returncode == 0 and archive.is_file(), proc.stderr[-2000:]
     elsewhere = wd / "elsewhere.yaml"                     # the command line's file comes last
     elsewhere.write_text("datasets:\n  tiny:\n    path: missing.zip\n")
-    proc = snakemake(wd, str(elsewhere), "--cores", "1", "--forcerun", "dataset_archive",
-                     "data/raw/tiny.zip")
+    # --forcerun takes every name after it: the target comes before it, or the run would
+    # take the rest of the workflow as its targets too
+    proc = snakemake(wd, str(elsewhere), "--cores", "1", "data/raw/tiny.zip", "--forcerun",
+                     "dataset_archive")
     assert proc.returncode != 0
+    assert "rule fit:" not in proc.stdout + proc.stderr, proc.stderr[-2000:]
     assert "missing.zip: local archive not found; correct datasets.tiny.path" in proc.stderr, \
         proc.stderr[-2000:]
