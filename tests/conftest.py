@@ -8,6 +8,7 @@ No path of any one machine: the archive is given by ``--ml1m PATH`` or the envir
 variable ``SAMPLED_METRICS_ML1M``, else looked for at ``<project root>/../shared/data/ml-1m/
 ml-1m.zip``; the tests that need it are skipped, saying why, when it is absent.
 """
+import fcntl
 import os
 import shutil
 import subprocess
@@ -34,6 +35,16 @@ LOCAL_CONFIG = Path(download.LOCAL_CONFIG)
 TINY_SPECS = {"X": {"model": "ials", "factors": 4, "iterations": 3, "seed": 0},
               "Y": {"model": "itemknn", "q": 3.0},
               "Z": {"model": "itemknn", "q": 1.0, "k_prime": 10}}
+
+
+#: the test modules that use the session's ``local_run``: they come first, so that under
+#: ``pytest -n`` (one worker per module, ``--dist loadfile``) the longest modules start first
+LOCAL_RUN_MODULES = ("test_workflow.py", "test_slurm.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The modules that use ``local_run`` first (a stable sort: the order within is kept)."""
+    items.sort(key=lambda item: item.path.name not in LOCAL_RUN_MODULES)
 
 
 def pytest_addoption(parser):
@@ -139,8 +150,18 @@ def snakemake(cwd: Path, *args: str, timeout: int = 900,
 
 @pytest.fixture(scope="session")
 def local_run(tmp_path_factory) -> Path:
-    """A copy of the workflow in which ``snakemake --cores 2`` has made every default target."""
-    wd = copy_workflow(tmp_path_factory.mktemp("wf"))
-    proc = snakemake(wd, "--cores", "2")
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    """A copy of the workflow in which ``snakemake --cores 2`` has made every default target,
+    made once per test session: under ``pytest -n`` the first worker that asks for it makes
+    it in the workers' shared temporary directory, and the others wait for it (a file lock)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):              # each worker's basetemp is below
+        shared = shared.parent                              # the session's
+    wd, outcome = shared / "local_run", shared / "local_run.stderr"
+    with open(shared / "local_run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)                    # released when the file closes
+        if not outcome.exists():
+            wd.mkdir()
+            proc = snakemake(copy_workflow(wd), "--cores", "2")
+            outcome.write_text("" if proc.returncode == 0 else proc.stderr[-3000:] or "failed")
+    assert not outcome.read_text(), outcome.read_text()
     return wd

@@ -350,7 +350,14 @@ def _set(config, dotted, value):
         node[last] = value
 
 
-_DELETE = object()
+class _Delete:
+    """The value that removes a key (its repr names a test: the same in every process)."""
+
+    def __repr__(self):
+        return "<deleted>"
+
+
+_DELETE = _Delete()
 
 CONFIG_CASES = [
     # (key, value, expected message fragment)
