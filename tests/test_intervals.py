@@ -225,12 +225,15 @@ def test_joint_ends_are_certified_and_between_the_profile_and_the_sum(metric):
     level_rounding = loglik_rounding(L, h, w_mle) + U * abs(level)
     (lo, hi, _, _), = profile_ranges(L, h, [c], kappa, w_mle)
     sd = (hi - lo) / 4                              # the users' spread as large as the profile's
-    (jlo, jhi, _, _), = profile_ranges(L, h, [c], kappa, w_mle, spreads=[lambda ws: sd])
+    (jlo, jhi, _, _, plo, phi), = profile_ranges(L, h, [c], kappa, w_mle,
+                                                 spreads=[lambda ws: sd])
+    assert (plo, phi) == (lo, hi)                   # the plain ends, solved as without a spread
     z = np.sqrt(2 * kappa)
     ends = {}
     for sign, end, profile_end in ((-1, -jlo, -lo), (1, jhi, hi)):
         cs = sign * c
-        (w,), t = _upper_end([L], [h], [cs], [u_mle], kappa, [w_mle], lambda ws: sd)
+        start = _upper_end([L], [h], [cs], [u_mle], kappa, [w_mle])   # as profile_ranges does
+        (w,), t = _upper_end([L], [h], [cs], [u_mle], kappa, [w_mle], lambda ws: sd, start)
         rounding = certificate_rounding(L, h, cs, u_mle, kappa, w, t) + 2 * U * sd ** 2 * t
         ends[sign] = rounding
         f_rounding = loglik_rounding(L, h, w) + level_rounding

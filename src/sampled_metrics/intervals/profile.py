@@ -153,7 +153,8 @@ def profile_ranges(L, h, cs, kappa: float, w_mle=None, *, threads: int = 1,
     ``spreads``: one entry per functional, None or a function of the blocks' weights (a
     list, one array per block) giving the spread s(w) >= 0 of a deviation e added to the
     functional; with one, the functional's ends are the joint ends of c.w + e (module
-    docstring), each certified for the s at the w it reached.
+    docstring), each certified for the s at the w it reached, and its entry has two more
+    items, the plain profile's ends: each joint end's search starts from the plain one's.
 
     Examples
     --------
@@ -163,7 +164,10 @@ def profile_ranges(L, h, cs, kappa: float, w_mle=None, *, threads: int = 1,
     >>> [x[:2] for x in one] == [x[:2] for x in two]
     True
     >>> (lo, hi, _, _), = profile_ranges(L, h, cs[:1], 1.92)
-    >>> (jlo, jhi, _, _), = profile_ranges(L, h, cs[:1], 1.92, spreads=[lambda ws: 0.05])
+    >>> (jlo, jhi, _, _, plo, phi), = profile_ranges(L, h, cs[:1], 1.92,
+    ...                                              spreads=[lambda ws: 0.05])
+    >>> (plo, phi) == (lo, hi)
+    True
     >>> w, _ = mixture_mle(L, h)
     >>> z = np.sqrt(2 * 1.92)       # the profile is nearly quadratic here: the joint ends
     >>> quadrature = (w[0] - np.hypot(w[0] - lo, z * 0.05), w[0] + np.hypot(hi - w[0], z * 0.05))
@@ -187,10 +191,14 @@ def profile_ranges(L, h, cs, kappa: float, w_mle=None, *, threads: int = 1,
     def end(task):
         c, sign, spread = task
         signed = [sign * cb for cb in c]
-        ws, t = _upper_end(Ls, hs, signed, u_mles, kappa, w_mles, spread)
-        s = 0.0 if spread is None else float(spread(ws))
-        return ws[0] if one else ws, sign * certified_max(Ls, hs, signed, u_mles, kappa, ws, t,
-                                                          spread=s)
+        ws, t = _upper_end(Ls, hs, signed, u_mles, kappa, w_mles)
+        plain = sign * certified_max(Ls, hs, signed, u_mles, kappa, ws, t)
+        if spread is None:
+            return ws[0] if one else ws, plain
+        ws, t = _upper_end(Ls, hs, signed, u_mles, kappa, w_mles, spread, start=(ws, t))
+        joint = sign * certified_max(Ls, hs, signed, u_mles, kappa, ws, t,
+                                     spread=float(spread(ws)))
+        return ws[0] if one else ws, joint, plain
 
     tasks = [(c, sign, spread) for c, spread in zip(cs, spreads) for sign in (-1.0, 1.0)]
     if threads > 1 and len(tasks) > 1:
@@ -198,18 +206,21 @@ def profile_ranges(L, h, cs, kappa: float, w_mle=None, *, threads: int = 1,
             ends = list(pool.map(end, tasks))
     else:
         ends = [end(task) for task in tasks]
-    return [(lo[1], hi[1], lo[0], hi[0]) for lo, hi in zip(ends[::2], ends[1::2])]
+    return [(lo[1], hi[1], lo[0], hi[0], *(lo[2:] + hi[2:]))
+            for lo, hi in zip(ends[::2], ends[1::2])]
 
 
-def _upper_end(Ls, hs, cs, u_mles, kappa, w_mles, spread=None) -> tuple[list, float]:
+def _upper_end(Ls, hs, cs, u_mles, kappa, w_mles, spread=None,
+               start=None) -> tuple[list, float]:
     """The tilted MLEs w_t (one per block) whose log-likelihood is l(w_mle) - kappa, and
     their tilt t; with ``spread`` (a function s(w) of the blocks' weights), those whose
-    log-likelihood is l(w_mle) - kappa + t^2 s(w_t)^2 / 2 (the joint end)."""
+    log-likelihood is l(w_mle) - kappa + t^2 s(w_t)^2 / 2 (the joint end); ``start``: the
+    plain end's (w_t, t), from which the joint end's search starts."""
     width = max(float(np.ptp(cb)) for cb in cs)
     if width == 0:                          # c.w is constant: the tilt moves nothing
         s = 0.0 if spread is None else float(spread(list(w_mles)))
         return list(w_mles), (np.sqrt(2 * kappa) / s if s > 0 else 1.0)
-    state = {"w": list(w_mles)}
+    state = {"w": list(w_mles) if start is None else list(start[0])}
 
     def slack(x):
         t = float(np.exp(x))
@@ -224,6 +235,9 @@ def _upper_end(Ls, hs, cs, u_mles, kappa, w_mles, spread=None) -> tuple[list, fl
     # SLACK_TOL of the level set, else Brent's method on a bracket finishes the search
     x = np.log(kappa / width)               # a tilt worth about kappa across c's range
     limit = x + np.log(1e12)
+    if start is not None:   # from the plain end's tilt t_0: on a quadratic profile l drops by
+        t0, s0 = start[1], float(spread(list(start[0])))   # kappa t^2 / t_0^2, so the joint
+        x = min(np.log(t0 / np.sqrt(1 + (t0 * s0) ** 2 / (2 * kappa))), limit)   # root is here
     for _ in range(QUADRATIC_STEPS):
         f = slack(x)
         if abs(f) <= SLACK_TOL * kappa:

@@ -209,19 +209,18 @@ def _intervals(Ls, counts, specs, level, spread) -> pd.DataFrame:
     rows = []
     rows_total = sum(L.shape[0] for L in Ls)
     cs = [[p[0] for p in parts] for _, parts in specs]
-    spreads = ([None] * len(cs) + [lambda ws, parts=parts: spread_sd(parts, ws)
-                                   for _, parts in specs]) if spread == "joint" else None
-    ranges = profile_ranges(Ls, counts, cs * 2 if spreads else cs, kappa, w_mle,
+    spreads = ([lambda ws, parts=parts: spread_sd(parts, ws) for _, parts in specs]
+               if spread == "joint" else None)
+    ranges = profile_ranges(Ls, counts, cs, kappa, w_mle,
                             threads=thread_count() if rows_total >= THREAD_ROWS else 1,
                             spreads=spreads)
-    joint = ranges[len(cs):] if spreads else [None] * len(cs)
-    for (name, parts), (lo, hi, w_lo, w_hi), ends in zip(specs, ranges, joint):
-        profile = (lo, hi)
+    for (name, parts), (lo, hi, w_lo, w_hi, *plain) in zip(specs, ranges):
+        profile = tuple(plain) or (lo, hi)
         if spread == "linear":
             sd = [spread_sd(parts, ws) for ws in (w_lo, w_hi)]
             lo, hi = max(lo - z * sd[0], 0.0), min(hi + z * sd[1], 1.0)
         elif spread == "joint":
-            lo, hi = max(ends[0], 0.0), min(ends[1], 1.0)
+            lo, hi = max(lo, 0.0), min(hi, 1.0)
         rows.append((name, (lo + hi) / 2, lo, hi, *profile))
     return pd.DataFrame(rows, columns=["metric", "value", "ci_low", "ci_high", "profile_low",
                                        "profile_high"])
