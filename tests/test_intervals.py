@@ -60,7 +60,7 @@ def closed_form_rounding(n, m):
 @pytest.mark.parametrize("shape", ["non-increasing", "none"])
 def test_atoms_are_averages_of_the_law_and_of_the_metric(law, shape):
     n, m = 200, 15
-    a, b = atom_ranges(atom_grid(n, m, [10], shape), shape)
+    a, b, _ = atom_ranges(atom_grid(n, m, [10], shape), shape)
     A = mixture_matrix(n, m, law)
     L = histogram_atoms(n, m, law, a, b)
     weights = parse_metric("ndcg@10").weights(n)
@@ -91,7 +91,7 @@ def test_atoms_are_averages_of_the_law_and_of_the_metric(law, shape):
 
 @pytest.mark.numerical
 def test_a_user_with_fewer_ranks_gets_the_atom_clipped_to_them():
-    a, b = atom_ranges(np.array([5, 50, 300]))
+    a, b, _ = atom_ranges(np.array([5, 50, 300]))
     row = user_atoms([3], [40], [10], "binomial", a, b)[0]
     col = mixture_matrix(40, 10)[:, 2]
     # both atoms clip to the user's ranks 1..40: the same (C[40] - C[0]) / 40, bit for bit
@@ -144,7 +144,7 @@ def histogram_fit(metric, n=1000, m=50, users=3000):
     """The profile's inputs on a simulated histogram: (L, h) of its observed sampled ranks,
     the MLE and its log-likelihood, and the metric's functional c."""
     _, s = simulated("ml1m", n, m, users)
-    a, b = atom_ranges(atom_grid(n, m, [10]))
+    a, b, _ = atom_ranges(atom_grid(n, m, [10]))
     h = np.bincount(s - 1, minlength=m + 1).astype(float)
     L = histogram_atoms(n, m, "binomial", a, b)[h > 0]
     h = h[h > 0]
@@ -401,8 +401,8 @@ def test_command_line_prints_the_recommended_row_and_the_note(tmp_path, capsys):
     (lambda s: recommended_interval(s, 1000, 50, "recall@10", level=1.5), "level must lie"),
     (lambda s: recommended_interval(s[:1], 1000, 50, "recall@10"), "at least 2 users"),
     (lambda s: recommended_interval(s + 60, 1000, 50, "recall@10"), "of user 0 is not in 1..m+1 = 51"),
-    (lambda s: recommended_interval(s, 1000, 50, "recall@10", shape="convex"),
-     "unknown shape 'convex'"),
+    (lambda s: recommended_interval(s, 1000, 50, "recall@10", shape="concave"),
+     "unknown shape 'concave'"),
     (lambda s: recommended_interval(s, 1000, 50, "recall@10", "poisson"), "poisson"),
     (lambda s: recommended_interval(s, 1000, 50, "recall@10", spread="quadrature"),
      "unknown spread 'quadrature'"),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..registry import CORRECT_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
-    add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
+    add_method_option, add_metric_option, add_sample_options, add_shape_option, \
+    apply_evaluator, check_bootstrap, \
     check_rank_text, file_name, read_rank_files, read_sampled_ranks, CLI_NAMES, \
     resolve_inputs
 
@@ -46,6 +47,7 @@ def add_parser(sub) -> None:
     add_bootstrap_options(p)
     p.add_argument("--thin-to", type=int, help="long-format CSV: users with more than this "
                    "many negatives get CLS/BV of a thinned list of this size (default 100)")
+    add_shape_option(p)
     add_format_option(p)
     p.set_defaults(func=run, columns=["metric", "correction", "value", "std_error", "ci_low",
                                       "ci_high", "covers", "users"])
@@ -84,7 +86,7 @@ def _correct_ranks(args):
     return correct(ranks, n, m, name_list(args.metric, "metric"), corrections,
                    sampling=sampling,
                    bootstrap=args.bootstrap, level=args.level, seed=args.seed,
-                   gamma=args.gamma)
+                   gamma=args.gamma, shape=args.shape)
 
 
 def _correct_long(args, kind: str):
@@ -92,6 +94,7 @@ def _correct_long(args, kind: str):
     ``kind`` that ``multipositive.longformat.long_format`` found (positions or draws), and
     the entry of the evaluator it names or ``--evaluator`` names (None: neither)."""
     from ..corrections.vectors import correction_label
+    from ..intervals.atoms import check_shape
     from ..intervals.table import correct_positions, is_recommended
     from ..multipositive.longformat import read_long, resolve_long_evaluator, \
         summarise_long
@@ -110,6 +113,9 @@ def _correct_long(args, kind: str):
     metrics = name_list(args.metric, "metric")
     if kind == "draws":
         evaluator = _check_draw_options(args)
+        if check_shape(args.shape) != "non-increasing":
+            raise ValueError(f"--shape {args.shape} applies to the recommended answer, which "
+                             f"popularity-sampled draws ({args.ranks}) do not allow")
         if args.method == ",".join(DEFAULT):
             corrections = ["sampled", "weighted_rank_estimate"]
         elif any(map(is_recommended, corrections)):
@@ -124,7 +130,8 @@ def _correct_long(args, kind: str):
     # the evaluator, the file's column included, is resolved into the law passed on
     table = correct_positions(long._replace(evaluator=None), metrics, corrections,
                               sampling=design.sampling, bootstrap=args.bootstrap,
-                              level=args.level, seed=args.seed, max_m=args.thin_to)
+                              level=args.level, seed=args.seed, max_m=args.thin_to,
+                              shape=args.shape)
     return table, design.evaluator
 
 

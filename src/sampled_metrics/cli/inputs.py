@@ -14,7 +14,7 @@ from pathlib import Path
 from ..metrics import METRIC_NAMES
 from ..registry import DEFAULT_METRICS, SAMPLING_LAWS
 
-__all__ = ["add_metric_option", "add_method_option", "add_sample_options",
+__all__ = ["add_metric_option", "add_method_option", "add_sample_options", "add_shape_option",
            "add_bootstrap_options", "add_evaluator_option", "add_format_option",
            "add_n_option", "add_sampling_option",
            "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
@@ -67,6 +67,15 @@ def add_method_option(p, registry, default, extra: str = "") -> None:
     p.add_argument("--method", default=",".join(default),
                    help=f"comma-separated {registry.kind}s: {extra}{registry.choices()} "
                         f"(sampled-metrics methods); default %(default)s")
+
+
+def add_shape_option(p) -> None:
+    """``--shape``: the family of P(r) the recommended interval assumes (one help text for
+    every command that gives the interval; ``bound`` lists several shapes to compare)."""
+    p.add_argument("--shape", default="non-increasing",
+                   help="the family of rank distributions P(r) the recommended interval "
+                   "assumes: non-increasing (default), convex (convex and non-increasing: a "
+                   "narrower interval, with a likelihood-ratio check of the shape) or none")
 
 
 def add_n_option(p, default: str | None = None) -> None:

@@ -33,7 +33,7 @@ from ..sampling import check_nm, expected_metric_matrix
 from .moments import check_prior
 from .vectors import correction_label, correction_vectors
 
-__all__ = ["Plan", "bias_at", "required_sample_size"]
+__all__ = ["Plan", "bias_at", "required_sample_size", "smallest_m"]
 
 CRITERIA = ("rms", "mean")
 
@@ -107,24 +107,44 @@ def required_sample_size(metric, n: int, target: float, correction: str = "sampl
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {type(callback).__name__}")
 
+    m, value = smallest_m(lambda m: bias_at(metric_name, n, m, label, sampling, prior,
+                                            criterion),
+                          target, max_m, grid_points, rel_precision, callback)
+    return Plan(metric_name, label, m, value(max_m) if m is None else value(m), value(max_m),
+                max_m)
+
+
+def smallest_m(measure: Callable[[int], float], target: float, max_m: int,
+               grid_points: int = 16, rel_precision: float = 0.01,
+               callback: Callable[[int, float], None] | None = None) -> tuple:
+    """The smallest m in 1..max_m with ``measure(m) <= target`` where the measure falls with
+    m (:func:`required_sample_size`'s search: a log grid upwards to its first value at or
+    below the target, then bisection to ``rel_precision`` of m), or None; and the measure,
+    each m computed once (``callback(m, value)`` after each).
+
+    Examples
+    --------
+    >>> smallest_m(lambda m: 1 / m, 0.01, 1000)[0]
+    100
+    """
     values = {}
 
-    def bias(m: int) -> float:
+    def value(m: int) -> float:
         if m not in values:
-            values[m] = bias_at(metric_name, n, m, label, sampling, prior, criterion)
+            values[m] = measure(m)
             if callback is not None:
                 callback(m, values[m])
         return values[m]
 
     grid = [int(m) for m in np.unique(np.round(np.geomspace(1, max_m, grid_points)))]
-    hi = next((m for m in grid if bias(m) <= target), None)
+    hi = next((m for m in grid if value(m) <= target), None)
     if hi is None:
-        return Plan(metric_name, label, None, values[max_m], values[max_m], max_m)
+        return None, value
     lo = max([m for m in grid if m < hi], default=0)
-    while hi - lo > max(1, int(rel_precision * lo)):   # invariant: bias(hi) <= target < bias(lo)
+    while hi - lo > max(1, int(rel_precision * lo)):   # invariant: value(hi) <= target < value(lo)
         mid = (lo + hi) // 2
-        if bias(mid) <= target:
+        if value(mid) <= target:
             hi = mid
         else:
             lo = mid
-    return Plan(metric_name, label, hi, values[hi], bias(max_m), max_m)
+    return hi, value

@@ -1,16 +1,22 @@
-"""Rank distributions P(r) as mixtures of atoms, uniform laws on ranges of ranks, and each
+"""Rank distributions P(r) as mixtures of atoms, simple laws on ranges of ranks, and each
 atom's likelihood of the observed sampled ranks.
 
-An atom is the uniform law on the ranks a < r <= b. A distribution on 1..n is non-increasing
-exactly when it is a mixture of the atoms (0, k] (Grenander's representation: P = sum_k w_k
-U_k, U_k(r) = 1[r <= k] / k, w in the simplex); with no shape, P is a mixture of the atoms
-(k_{j-1}, k_j] (piecewise uniform between grid points). Under P the sampled rank has the law
-q(r~) = sum_j w_j L_j(r~), with the atom's law
+An atom is the law g(r) / Z on the ranks a < r <= b, with g(r) = 1 (uniform, slope 0) or
+g(r) = b + 1 - r (a triangle, slope 1, a = 0), Z = sum_{a < r <= b} g(r). A distribution on
+1..n is non-increasing exactly when it is a mixture of the uniform atoms (0, k] (Grenander's
+representation: P = sum_k w_k U_k, U_k(r) = 1[r <= k] / k, w in the simplex); convex and
+non-increasing exactly when it is a mixture of the triangles T_k(r) = (k + 1 - r)_+ / Z_k
+and the uniform law on 1..n (P(r) = P(n) + sum_k (second difference of P at k) (k + 1 - r)_+);
+with no shape, P is a mixture of the uniform atoms (k_{j-1}, k_j] (piecewise uniform between
+grid points). Under P the sampled rank has the law q(r~) = sum_j w_j L_j(r~), with the atom's
+law
 
-    L_j(r~) = 1/(b - a) sum_{a < r <= b} p(r~ | r),
+    L_j(r~) = 1/Z_j sum_{a < r <= b} g_j(r) p(r~ | r),
 
-and a metric is linear in the weights, M(P) = sum_j w_j c_j, c_j = 1/(b - a) sum_{a < r <= b}
-M(r). The grid k (:func:`atom_grid`) is spaced by the width of p(. | r).
+and a metric is linear in the weights, M(P) = sum_j w_j c_j, c_j = 1/Z_j sum_{a < r <= b}
+g_j(r) M(r). A triangle's sum is the running sum of the running sums, sum_{r <= k}
+(k + 1 - r) x_r = sum_{i <= k} sum_{r <= i} x_r: no term is subtracted. The grid k
+(:func:`atom_grid`) is spaced by the width of p(. | r).
 """
 from __future__ import annotations
 
@@ -26,8 +32,9 @@ from ..sampling import check_nm, check_sampling, log_rank_pmf_at
 
 __all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms", "atom_metric"]
 
-#: the shapes P(r) may be given: its atoms are (0, k] or (k_{j-1}, k_j]
-SHAPES = ("non-increasing", "none")
+#: the shapes P(r) may be given: its atoms are (0, k], the triangles on 1..k and (0, n], or
+#: (k_{j-1}, k_j]
+SHAPES = ("non-increasing", "convex", "none")
 
 #: grid spacing, in units of the width sqrt(n k / m) of p(r~ | r) in true ranks near r = k
 GRID_SPACING = 0.25
@@ -73,18 +80,26 @@ def check_shape(shape) -> str:
     return resolve_name("shape", shape, SHAPES)
 
 
-def atom_ranges(ks: np.ndarray, shape: str = "non-increasing") -> tuple[np.ndarray, np.ndarray]:
-    """The atoms' ranges (a, b] on the grid ``ks``: (0, k] for a non-increasing P, the
-    intervals between grid points for no shape.
+def atom_ranges(ks: np.ndarray, shape: str = "non-increasing"
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The atoms (a, b, slope) on the grid ``ks`` (module docstring): the uniform atoms (0, k]
+    for a non-increasing P; the triangles on 1..k and the uniform atom (0, n], n = ks[-1],
+    for a convex one; the uniform atoms between grid points for no shape.
 
     Examples
     --------
     >>> [r.tolist() for r in atom_ranges(np.array([1, 2, 5]), "none")]
-    [[0, 1, 2], [1, 2, 5]]
+    [[0, 1, 2], [1, 2, 5], [0, 0, 0]]
+    >>> [r.tolist() for r in atom_ranges(np.array([1, 2, 5]), "convex")]
+    [[0, 0, 0, 0], [1, 2, 5, 5], [1, 1, 1, 0]]
     """
-    if check_shape(shape) == "none":
-        return np.concatenate([[0], ks[:-1]]), ks
-    return np.zeros_like(ks), ks
+    shape = check_shape(shape)
+    if shape == "none":
+        return np.concatenate([[0], ks[:-1]]), ks, np.zeros_like(ks)
+    if shape == "convex":
+        return (np.zeros(ks.size + 1, np.int64), np.append(ks, ks[-1]),
+                np.append(np.ones_like(ks), 0))
+    return np.zeros_like(ks), ks, np.zeros_like(ks)
 
 
 def _clip(a, b, n):
@@ -92,28 +107,50 @@ def _clip(a, b, n):
     return np.minimum(a, n - 1), np.minimum(b, n)
 
 
-def histogram_atoms(n: int, m: int, sampling: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The (m+1) x K matrix L[r~ - 1, j] = 1/(b' - a') sum_{a' < r <= b'} p(r~ | r) for
-    one (n, m, law), the atom (a', b'] = (min(a_j, n - 1), min(b_j, n)] clipped to the n
-    ranks as :func:`user_atoms` clips it (a grid made for a larger n may hold atoms
-    beyond them).
+def _atom_means(C: np.ndarray, a, b, slope, n: int) -> np.ndarray:
+    """The K x J matrix sum_{a' < r <= b'} g_j(r) x_r / Z_j of the atoms (a, b, slope)
+    clipped to n ranks, (a', b'] = (min(a, n - 1), min(b, n)], from C, the (n + 1) x J
+    running sums of the columns x (a first row of zeros). A clipped triangle keeps its
+    g(r) = b + 1 - r on 1..b': its sum is CC[b'] + (b - b') C[b'], CC the running sums of C
+    (rows 1..n), and Z = b'(b' + 1)/2 + (b - b') b'."""
+    lo, hi = _clip(a, b, n)
+    slope = np.zeros_like(a) if slope is None else np.asarray(slope)
+    out = np.empty((a.size, C.shape[1]))
+    flat = slope == 0
+    out[flat] = (C[hi[flat]] - C[lo[flat]]) / (hi[flat] - lo[flat])[:, None]
+    if not flat.all():
+        tri, top = hi[~flat], b[~flat]
+        CC = np.cumsum(C, axis=0)                 # CC[k] = sum_{i <= k} C[i], C[0] = 0
+        Z = tri * (tri + 1) / 2 + (top - tri) * tri
+        out[~flat] = (CC[tri] + (top - tri)[:, None] * C[tri]) / Z[:, None]
+    return out
+
+
+def histogram_atoms(n: int, m: int, sampling: str, a: np.ndarray, b: np.ndarray,
+                    slope: np.ndarray | None = None) -> np.ndarray:
+    """The (m+1) x K matrix L[r~ - 1, j] = 1/Z_j sum_{a' < r <= b'} g_j(r) p(r~ | r) for
+    one (n, m, law) (module docstring; ``slope`` None: uniform atoms), the atom
+    (a', b'] = (min(a_j, n - 1), min(b_j, n)] clipped to the n ranks as :func:`user_atoms`
+    clips it (a grid made for a larger n may hold atoms beyond them).
 
     Examples
     --------
-    >>> a, b = atom_ranges(np.array([1, 50, 100]))
+    >>> a, b, _ = atom_ranges(np.array([1, 50, 100]))
     >>> L = histogram_atoms(100, 10, "binomial", a, b)
     >>> L.shape, L.sum(axis=0).round(12).tolist()       # each atom's law sums to 1
     ((11, 3), [1.0, 1.0, 1.0])
     >>> bool((histogram_atoms(60, 10, "binomial", a, b)[:, 2]
     ...       == histogram_atoms(60, 10, "binomial", a, np.minimum(b, 60))[:, 2]).all())
     True
+    >>> a, b, slope = atom_ranges(np.array([1, 50, 100]), "convex")
+    >>> histogram_atoms(100, 10, "binomial", a, b, slope).sum(axis=0).round(12).tolist()
+    [1.0, 1.0, 1.0, 1.0]
     """
     check_allocation(n * (m + 2.0), f"the law of the sampled rank over n = {n} ranks and "
                                     f"m = {m} negatives")
     C = np.cumsum(mixture_matrix(n, m, sampling), axis=0)
     C = np.vstack([np.zeros((1, m + 1)), C])
-    lo, hi = _clip(a, b, n)
-    return _floored(((C[hi] - C[lo]) / (hi - lo)[:, None]).T)
+    return _floored(_atom_means(C, a, b, slope, n).T)
 
 
 def _floored(L: np.ndarray) -> np.ndarray:
@@ -124,16 +161,17 @@ def _floored(L: np.ndarray) -> np.ndarray:
 
 
 def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
-               b: np.ndarray) -> np.ndarray:
-    """The U x K matrix L[u, j] = 1/(b' - a') sum_{a' < r <= b'} p(r~_u | r; n_u, m_u), the
-    atom (a', b'] = (min(a_j, n_u - 1), min(b_j, n_u)]: each user's own law, for users whose
-    n_u and m_u differ (an atom beyond a user's ranks is clipped to them). The groups of
+               b: np.ndarray, slope: np.ndarray | None = None) -> np.ndarray:
+    """The U x K matrix L[u, j] = 1/Z_j sum_{a' < r <= b'} g_j(r) p(r~_u | r; n_u, m_u), the
+    atom (a', b'] = (min(a_j, n_u - 1), min(b_j, n_u)] (module docstring; ``slope`` None:
+    uniform atoms): each user's own law, for users whose n_u and m_u differ (an atom beyond
+    a user's ranks is clipped to them). The groups of
     users sharing (n_u, m_u) are computed on :func:`~sampled_metrics.parallel.thread_count`
     threads, each into its own rows, so the bits do not depend on their number.
 
     Examples
     --------
-    >>> a, b = atom_ranges(np.array([1, 50, 100]))
+    >>> a, b, _ = atom_ranges(np.array([1, 50, 100]))
     >>> rows = user_atoms([1, 1], [100, 60], [10, 10], "binomial", a, b)
     >>> bool(rows[0, 0] == 1.0), bool(rows[1, 2] > rows[0, 2])   # r = 1 always gives r~ = 1
     (True, True)
@@ -156,8 +194,7 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
         n, m, users = int(pairs[0, g]), int(pairs[1, g]), order[starts[g]:starts[g + 1]]
         C = np.cumsum(_law_columns(s[users], n, m, sampling), axis=0)
         C = np.vstack([np.zeros((1, users.size)), C])
-        lo, hi = _clip(a, b, n)
-        out[users] = ((C[hi] - C[lo]) / (hi - lo)[:, None]).T
+        out[users] = _atom_means(C, a, b, slope, n).T
 
     threads = min(thread_count(), pairs.shape[1])
     if threads > 1:
@@ -176,23 +213,26 @@ def _law_columns(sampled_ranks, n: int, m: int, sampling: str) -> np.ndarray:
     return np.exp(log_rank_pmf_at(r, k, n, m, sampling))
 
 
-def atom_metric(weights, n_u, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """c_j = mean over users of 1/(b' - a') sum_{a' < r <= b'} M(r), (a', b'] the atom clipped
-    to the user's n_u ranks (``n_u`` a number or one per user); ``weights(n)`` gives
-    (M(1), ..., M(n)) (e.g. :meth:`Metric.weights`).
+def atom_metric(weights, n_u, a: np.ndarray, b: np.ndarray,
+                slope: np.ndarray | None = None) -> np.ndarray:
+    """c_j = mean over users of 1/Z_j sum_{a' < r <= b'} g_j(r) M(r), (a', b'] the atom
+    clipped to the user's n_u ranks (``n_u`` a number or one per user; ``slope`` None:
+    uniform atoms); ``weights(n)`` gives (M(1), ..., M(n)) (e.g. :meth:`Metric.weights`).
 
     Examples
     --------
     >>> from sampled_metrics.metrics import parse_metric
-    >>> a, b = atom_ranges(np.array([5, 10, 40]))
+    >>> a, b, _ = atom_ranges(np.array([5, 10, 40]))
     >>> atom_metric(parse_metric("recall@10").weights, 100, a, b).tolist()   # 1, 1, 10/40
     [1.0, 1.0, 0.25]
+    >>> a, b, slope = atom_ranges(np.array([20, 100]), "convex")  # 155/210, 955/5050, 10/100
+    >>> atom_metric(parse_metric("recall@10").weights, 100, a, b, slope).round(4).tolist()
+    [0.7381, 0.1891, 0.1]
     """
     n_u = np.atleast_1d(np.asarray(n_u, dtype=np.int64))
     values, counts = np.unique(n_u, return_counts=True)
     c = np.zeros(a.size)
     for n, count in zip(values, counts):
         cum = np.concatenate([[0.0], np.cumsum(weights(int(n)))])
-        lo, hi = _clip(a, b, n)
-        c += count * (cum[hi] - cum[lo]) / (hi - lo)
+        c += count * _atom_means(cum[:, None], a, b, slope, n)[:, 0]
     return c / n_u.size

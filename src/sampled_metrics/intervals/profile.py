@@ -72,12 +72,13 @@ def mixture_mle(L: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def tilted_mle(L: np.ndarray, h: np.ndarray, c: np.ndarray, t: float,
-               start: np.ndarray | None = None) -> np.ndarray:
+               start: np.ndarray | None = None, gap: float = MLE_GAP) -> np.ndarray:
     """The weights w maximising t c.w + l(w) on the simplex (module docstring), to a gap
-    of ``MLE_GAP``; ``start``: a point of the simplex to start from (a nearby tilt's).
+    of ``gap`` (log-likelihood units); ``start``: a point of the simplex to start from (a
+    nearby tilt's).
 
     Maximises (t c.w + l(w)) / N + tau sum_k log w_k for tau = 1/K, 1/(10 K), ... until
-    (K + 1) tau N <= MLE_GAP; each stage by damped Newton steps in z = dw / w, where the
+    (K + 1) tau N <= gap; each stage by damped Newton steps in z = dw / w, where the
     scaled Hessian -W H W + tau I is well conditioned and the simplex's equality is
     eliminated by its multiplier.
     """
@@ -93,7 +94,7 @@ def tilted_mle(L: np.ndarray, h: np.ndarray, c: np.ndarray, t: float,
             return -np.inf
         return tilt @ w + h @ np.log(u) / N + tau * np.log(w).sum()
 
-    tau = 1.0 / K if start is None else WARM_TAU * MLE_GAP / ((K + 1) * N)
+    tau = 1.0 / K if start is None else WARM_TAU * gap / ((K + 1) * N)
     while True:
         for _ in range(STAGE_STEPS):
             u = L @ w
@@ -119,7 +120,7 @@ def tilted_mle(L: np.ndarray, h: np.ndarray, c: np.ndarray, t: float,
             if value(w + step * w * z) == -np.inf:
                 break
             w = w + step * w * z
-        if (K + 1) * tau * N <= MLE_GAP:
+        if (K + 1) * tau * N <= gap:
             return w
         tau /= 10
 

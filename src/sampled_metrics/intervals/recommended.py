@@ -48,8 +48,9 @@ from ..registry import RECOMMENDED, resolve_name
 from ..sampling import check_sampling
 from .atoms import atom_grid, atom_metric, atom_ranges, check_shape, histogram_atoms, user_atoms
 from .profile import mixture_mle, profile_ranges
+from .shape_test import shape_test
 
-__all__ = ["RECOMMENDED", "recommended_interval"]
+__all__ = ["RECOMMENDED", "recommended_interval", "histogram_interval"]
 
 #: how the users' spread widens the profile interval (:func:`recommended_interval`)
 SPREADS = ("linear", "joint", "none")
@@ -81,9 +82,11 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     sampling : {'binomial', 'hypergeometric'}
         Negatives drawn with or without replacement.
     level : float in (0, 1)
-    shape : {'non-increasing', 'none'}
-        The family of P(r) (``'none'``: any P, piecewise uniform between the grid points;
-        far wider intervals, for rank distributions that rise somewhere).
+    shape : {'non-increasing', 'convex', 'none'}
+        The family of P(r) (``'convex'``: convex and non-increasing, a stronger assumption
+        and a narrower interval, checked by the ``shape_loss`` and ``shape_p`` columns;
+        ``'none'``: any P, piecewise uniform between the grid points; far wider intervals,
+        for rank distributions that rise somewhere).
     spread : {'linear', 'joint', 'none'}
         How the users' spread widens the profile interval of M(P) (module docstring):
         added at each end (``'linear'``, default; ``True`` is the same), jointly with the
@@ -97,7 +100,9 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     -------
     DataFrame with columns ``metric, value, ci_low, ci_high``, one row per metric, and
     ``profile_low, profile_high``: the profile-likelihood interval of M(P) before the users'
-    spread widens it.
+    spread widens it. With ``shape='convex'``, also ``shape_loss`` and ``shape_p``: the
+    log-likelihood the convex shape loses against the non-increasing family and its
+    bootstrap p-value (:mod:`.shape_test`; a small p: the sampled ranks reject the shape).
 
     Examples
     --------
@@ -138,31 +143,81 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
         raise ValueError("above must count the positives of the same user above each one, "
                          "in 0..k_u - 1")
     cutoffs = [x.k for x in metrics if x.k is not None]
+    checked = {shape, "none"} | ({"non-increasing"} if shape == "convex" else set())
     grid = {x: atom_ranges(atom_grid(int(n_u.max()), int(m_u.min()), cutoffs, x), x)
-            for x in {shape, "none"}}
+            for x in checked}
     keys, stratum = np.unique(np.stack([np.minimum(shift, STRATA - 1),
                                         np.minimum(k[users], STRATA)]), axis=1,
                               return_inverse=True)
     stratum = stratum.reshape(-1)
-    blocks = [(np.flatnonzero(stratum == x), *grid[shape if keys[0, x] == 0 else "none"])
+    blocks = [(np.flatnonzero(stratum == x), grid[shape if keys[0, x] == 0 else "none"])
               for x in range(keys.shape[1])]
-    Ls, counts = zip(*(_likelihood(s[i], n_u[i], m_u[i], sampling, a, b)
-                       for i, a, b in blocks))
-    specs = [(metric.name, [_functional(metric, n_u[i], shift[i], users[i], k, a, b)
-                            for i, a, b in blocks]) for metric in metrics]
+    Ls, counts = zip(*(_likelihood(s[i], n_u[i], m_u[i], sampling, *atoms)
+                       for i, atoms in blocks))
+    specs = [(metric.name, [_functional(metric, n_u[i], shift[i], users[i], k, *atoms)
+                            for i, atoms in blocks]) for metric in metrics]
     with threadpool_limits(1, user_api="blas"):     # K x K systems: threads only cost
-        return _intervals(list(Ls), list(counts), specs, level, spread)
+        out = _intervals(list(Ls), list(counts), specs, level, spread)
+        if shape == "convex":
+            shaped = [(s[i], n_u[i], m_u[i]) for x, (i, _) in enumerate(blocks)
+                      if keys[0, x] == 0]
+            out["shape_loss"], out["shape_p"] = shape_test(
+                shaped, sampling, grid["convex"], grid["non-increasing"])
+    return out
 
 
-def _likelihood(s, n_u, m_u, sampling, a, b) -> tuple[np.ndarray, np.ndarray]:
+def histogram_interval(counts, n: int, m: int, metrics, sampling: str = "binomial",
+                       level: float = 0.95, *, shape: str = "non-increasing",
+                       spread: str = "linear") -> pd.DataFrame:
+    """The recommended interval (:func:`recommended_interval`'s columns, without the shape's
+    check) of U = sum(counts) users with one n and m, from the histogram of their sampled
+    ranks: ``counts[i]`` users at r~ = i + 1, which may be fractional (the expected
+    histogram U q_P(r~) of a stated P, :mod:`.width`).
+
+    Examples
+    --------
+    >>> from sampled_metrics import draw_sampled_ranks
+    >>> rng = np.random.default_rng(0)
+    >>> s = draw_sampled_ranks(np.clip(rng.geometric(0.02, 2000), 1, 1000), 1000, 100, rng=rng)
+    >>> a = recommended_interval(s, 1000, 100, "recall@10")
+    >>> b = histogram_interval(np.bincount(s - 1, minlength=101), 1000, 100, "recall@10")
+    >>> bool(abs(a.ci_low[0] - b.ci_low[0]) < 1e-9)
+    True
+    """
+    sampling = check_sampling(sampling)
+    shape = check_shape(shape)
+    check_level("level", level)
+    spread = resolve_name("spread", spread, SPREADS)
+    metrics = parse_metrics(metrics)
+    n, m = check_integer("n", n, 2), check_integer("m", m, 1)
+    counts = np.asarray(counts, dtype=np.float64).reshape(-1)
+    if counts.size != m + 1 or np.any(counts < 0) or not np.all(np.isfinite(counts)):
+        raise ValueError(f"counts must be m + 1 = {m + 1} finite numbers >= 0")
+    users = int(round(counts.sum()))
+    if users < 2:
+        raise ValueError(f"need at least 2 users for an interval, got {counts.sum():g}")
+    atoms = atom_ranges(atom_grid(n, m, [x.k for x in metrics if x.k is not None], shape),
+                        shape)
+    seen = counts > 0
+    L = histogram_atoms(n, m, sampling, *atoms)[seen]
+    ones = np.ones(users, np.int64)
+    specs = [(metric.name, [_functional(metric, np.full(users, n), np.zeros(users, np.int64),
+                                        np.arange(users), ones, *atoms)])
+             for metric in metrics]
+    with threadpool_limits(1, user_api="blas"):
+        return _intervals([L], [counts[seen]], specs, level, spread)
+
+
+def _likelihood(s, n_u, m_u, sampling, a, b, slope) -> tuple[np.ndarray, np.ndarray]:
     """(L, h) of the positives of one block: the atoms' laws of the distinct observations
     and their counts (one n and m for all: the histogram of sampled ranks)."""
     if n_u.min() == n_u.max() and m_u.min() == m_u.max():
         counts = np.bincount(s - 1, minlength=int(m_u[0]) + 1).astype(np.float64)
         seen = counts > 0
-        return histogram_atoms(int(n_u[0]), int(m_u[0]), sampling, a, b)[seen], counts[seen]
+        return (histogram_atoms(int(n_u[0]), int(m_u[0]), sampling, a, b, slope)[seen],
+                counts[seen])
     keys, counts = np.unique(np.stack([s, n_u, m_u]), axis=1, return_counts=True)
-    return (user_atoms(keys[0], keys[1], keys[2], sampling, a, b),
+    return (user_atoms(keys[0], keys[1], keys[2], sampling, a, b, slope),
             counts.astype(np.float64))
 
 
@@ -180,7 +235,7 @@ def _users(user, above, size) -> tuple[np.ndarray, np.ndarray]:
     return index, np.bincount(index)
 
 
-def _functional(metric, n_u, shift, users, k, a, b) -> tuple:
+def _functional(metric, n_u, shift, users, k, a, b, slope) -> tuple:
     """(c, first, second, var_coef) of one block's positives: their part of the users'
     metric as sum_j w_j c_j, and the per-group first and second moments of their terms with
     the groups' variance weights (groups of positives sharing their shift and n_u)."""
@@ -195,8 +250,8 @@ def _functional(metric, n_u, shift, users, k, a, b) -> tuple:
     second = np.empty_like(first)
     for g, (above, n) in enumerate(keys.T):
         term = ShiftedMetric(metric.kind, metric.k, int(above)).weights
-        first[g] = atom_metric(term, int(n), a, b)
-        second[g] = atom_metric(lambda size: term(size) ** 2, int(n), a, b)
+        first[g] = atom_metric(term, int(n), a, b, slope)
+        second[g] = atom_metric(lambda size: term(size) ** 2, int(n), a, b, slope)
     return coef @ first, first, second, var_coef
 
 

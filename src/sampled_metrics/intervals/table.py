@@ -20,7 +20,9 @@ from ..multipositive.longformat import check_pools, read_long, resolve_long_eval
 from ..registry import CORRECT_METHODS, DEFAULT_METHODS, name_list
 from ..resampling import COVERS_FULL, COVERS_NOISE, bootstrap_histograms, percentile_interval
 from ..sampling import check_nm
+from .atoms import check_shape
 from .recommended import RECOMMENDED, recommended_interval
+from .shape_test import shape_note
 
 __all__ = ["DEFAULT_CORRECTIONS", "COLUMNS", "NOISE_NOTE", "correct", "correct_positions",
            "correction_names", "is_recommended"]
@@ -36,8 +38,8 @@ NOISE_NOTE = ("only the 'recommended' rows' intervals cover the full-ranking met
 
 def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_CORRECTIONS, *,
             sampling: str | None = None, bootstrap: int = 1000, level: float = 0.95,
-            seed: int = 0, gamma: float | None = None, evaluator: str | None = None
-            ) -> pd.DataFrame:
+            seed: int = 0, gamma: float | None = None, evaluator: str | None = None,
+            shape: str = "non-increasing") -> pd.DataFrame:
     """The full-ranking metrics of a sampled evaluation: the recommended answer and the
     corrections asked for (module docstring), one row per metric and correction.
 
@@ -64,6 +66,10 @@ def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_C
         The evaluator that reported the ranks (``sampled-metrics evaluators``); it sets
         ``sampling`` (and refuses one that contradicts it) and m unless given
         (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator`).
+    shape : {'non-increasing', 'convex', 'none'}
+        The family of P(r) the recommended row assumes
+        (:func:`~sampled_metrics.intervals.recommended.recommended_interval`); with
+        ``'convex'`` a note says whether the sampled ranks reject it.
 
     Returns
     -------
@@ -96,11 +102,13 @@ def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_C
                          f"corrections are {', '.join(names)}")
     check_distinct("correction", [RECOMMENDED if rec else correction_label(
         x, gamma if x.lower() == "bv" else None) for x, rec in zip(names, recommended)], names)
+    shape = _check_shape(shape, any(recommended))
     ranks = check_sampled_ranks("sampled ranks", sampled_ranks, m)
     vectors = correction_vectors(metrics, n, m, specs, sampling) if specs else {}
     boot = bootstrap_histograms(ranks, m, bootstrap, seed) if specs else None
-    best = (recommended_interval(ranks, n, m, [x.name for x in metrics], sampling, level)
-            .set_index("metric") if any(recommended) else None)
+    best = (recommended_interval(ranks, n, m, [x.name for x in metrics], sampling, level,
+                                 shape=shape).set_index("metric")
+            if any(recommended) else None)
     rows = []
     for metric in metrics:
         if best is not None:
@@ -111,13 +119,13 @@ def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_C
                 se = vals.std(ddof=1) / np.sqrt(vals.size) if vals.size > 1 else np.nan
                 rows.append((metric_name, label, vals.mean(), se,
                              *percentile_interval(boot @ vec, level), COVERS_NOISE, vals.size))
-    return _table(rows)
+    return _table(rows, best)
 
 
 def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
                       sampling: str | None = None, bootstrap: int = 1000, level: float = 0.95,
-                      seed: int = 0, max_m: int | None = None, evaluator: str | None = None
-                      ) -> pd.DataFrame:
+                      seed: int = 0, max_m: int | None = None, evaluator: str | None = None,
+                      shape: str = "non-increasing") -> pd.DataFrame:
     """:func:`correct` of the long format of positions (a CSV, a DataFrame with columns
     ``user, position, n_nonrelevant, n_negatives`` or what
     :func:`~sampled_metrics.multipositive.longformat.read_long` read): the recommended row
@@ -127,7 +135,7 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     (``max_m``: the thinned list's size, default 100). The evaluator is ``evaluator`` or
     the one the input's ``evaluator`` column names (both: they must agree); it sets
     ``sampling`` (a contradicting one is refused), whose default is otherwise
-    ``binomial``.
+    ``binomial``. ``shape``: as in :func:`correct` (the users' best positives take it).
 
     Examples
     --------
@@ -148,6 +156,7 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
                                   for x, rec in zip(names, recommended)], names)
     if max_m is not None:
         check_integer("max_m", max_m, 1)
+    shape = _check_shape(shape, any(recommended))
     long = read_long(path)
     sampling = resolve_long_evaluator(evaluator, long.evaluator, long,
                                       sampling=sampling).sampling
@@ -160,7 +169,8 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
                                     table.n_nonrelevant[table.user] + 1,
                                     table.n_negatives[table.user],
                                     [x.name for x in metrics], sampling, level,
-                                    user=table.user, above=table.above).set_index("metric")
+                                    shape=shape, user=table.user,
+                                    above=table.above).set_index("metric")
     frame = (summarise_long("positions", path, metrics, others, sampling, bootstrap, level,
                             seed, max_m, table=table) if others else None)
     for metric in metrics:
@@ -171,7 +181,7 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
             for row in frame[frame["metric"] == metric.name].itertuples():
                 rows.append((row.metric, row.correction, row.value, row.std_error,
                              row.ci_low, row.ci_high, COVERS_NOISE, row.users))
-    return _table(rows)
+    return _table(rows, best)
 
 
 def correction_names(corrections) -> list[str]:
@@ -202,7 +212,20 @@ def _recommended_row(metric: str, row, users: int) -> tuple:
             COVERS_FULL, users)
 
 
-def _table(rows) -> pd.DataFrame:
+def _check_shape(shape, recommended: bool) -> str:
+    """The shape's canonical name; a shape other than the default needs the recommended
+    row, the one answer that assumes one."""
+    shape = check_shape(shape)
+    if shape != "non-increasing" and not recommended:
+        raise ValueError(f"shape {shape!r} applies to the recommended answer, which the "
+                         f"corrections asked for do not include")
+    return shape
+
+
+def _table(rows, best=None) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=COLUMNS)
     table.attrs["notes"] = [NOISE_NOTE] if (table["covers"] == COVERS_NOISE).any() else []
+    if best is not None and "shape_p" in best:
+        table.attrs["notes"].append(shape_note(best["shape_loss"].iloc[0],
+                                               best["shape_p"].iloc[0]))
     return table

@@ -47,7 +47,7 @@ from ...resampling import bootstrap_histograms, percentile_interval
 from ...sampling import draw_sampled_ranks
 from ..tables import write_validation
 
-__all__ = ["SHAPES", "METHODS", "grid_cells", "grid_options", "option_cells", "cell_intervals",
+__all__ = ["SHAPES", "COVERAGE_SHAPES", "RISING", "METHODS", "grid_cells", "grid_options", "option_cells", "cell_draw", "cell_intervals",
            "coverage_frame", "summary_frame", "validation"]
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,16 @@ SHAPES = {
     "very_sharp": "Geometric(0.2) (most held-out items in the top 10)",
     "sequential": "30 % Geometric(1/3), 70 % uniform (a sequential recommender)",
     "rising": "exp(-r / 0.12 n) + 0.2 exp(-((r - 0.6 n) / 0.1 n)^2): not non-increasing",
+    "plateau": "50 % uniform on the top 2 %, 50 % n Beta(1, 3): non-increasing with a step "
+               "down, not convex",
+    "flat_top": "flat on the top 10 %, then falling linearly to 0: non-increasing, not convex",
+    "rising_head": "n Gamma(2, 0.02): rising to a mode at 0.02 n, then falling: not "
+                   "non-increasing",
 }
+#: the shapes the coverage page's grid takes by default
+COVERAGE_SHAPES = ("flat", "ml1m", "sharp", "very_sharp", "sequential", "rising")
+#: the shapes that are not non-increasing (outside every group but their own)
+RISING = ("rising", "rising_head")
 METHODS = ("recommended", "profile", "profile_no_shape", "mes", "mle", "cls", "bv_0.1")
 METRICS = ("recall@10", "ndcg@10", "ap")
 #: MES and MLE (and their bootstrap) are run where n (m + 1) is at most this
@@ -88,6 +97,13 @@ def true_ranks(shape: str, n_u: np.ndarray, rng: np.random.Generator) -> np.ndar
         x = (np.arange(1, 1001) - 0.5) / 1000
         p = np.exp(-x / 0.12) + 0.2 * np.exp(-((x - 0.6) / 0.1) ** 2)
         u = rng.choice(x, U, p=p / p.sum()) + (rng.random(U) - 0.5) / 1000
+    elif shape == "plateau":
+        u = np.where(rng.random(U) < 0.5, 0.02 * rng.random(U), rng.beta(1, 3, U))
+    elif shape == "flat_top":          # density a on [0, 0.1], a (1 - x) / 0.9 after
+        top = rng.random(U) < 0.1 / 0.55
+        u = np.where(top, 0.1 * rng.random(U), 1 - 0.9 * np.sqrt(rng.random(U)))
+    elif shape == "rising_head":
+        u = rng.gamma(2, 0.02, U)
     return np.clip(np.ceil(u * n_u), 1, n_u).astype(np.int64)
 
 
@@ -127,7 +143,7 @@ def grid_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--m", type=_numbers, default=[50, 100, 1000], help="negatives")
     parser.add_argument("--sampling", default="binomial,hypergeometric",
                         help="comma-separated sampling laws")
-    parser.add_argument("--shapes", default=",".join(SHAPES),
+    parser.add_argument("--shapes", default=",".join(COVERAGE_SHAPES),
                         help="comma-separated shapes of P(r)")
     parser.add_argument("--draws", type=int, default=3, help="independent draws per cell")
     parser.add_argument("--per-user-n", type=_numbers, default=[3706],
@@ -148,29 +164,38 @@ def _numbers(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
 
-def cell_intervals(cell: dict, users: int, bootstrap: int, seed: int) -> pd.DataFrame:
-    """One row per (metric, method) of one cell (columns ``COLUMNS``)."""
+def cell_draw(cell: dict, users: int, seed: int) -> tuple:
+    """One cell's simulated evaluation, keyed by its values and ``seed``: the sampled ranks
+    (one per positive), the n they are ranked among (one, or one per user), the keywords
+    that pass several positives to the recommended interval (``user``, ``above``; none for
+    one per user) and the truth, ``{metric: the users' full metric}``."""
     key = [seed, zlib.crc32(cell["shape"].encode()), cell["n"], cell["m"],
            cell["sampling"] == "binomial", cell["pool"] == "per_user", cell["draw"]]
     rng = np.random.default_rng(key)
     n, m, sampling = cell["n"], cell["m"], cell["sampling"]
-    positives = {}
     if cell["pool"] == "several":
         frame, full, user = several_positives(cell["shape"], users, n, m, sampling, rng)
         table = read_positions(frame)
-        s, n_u = table.position - table.above, n
-        positives = {"user": table.user, "above": table.above}
         positions = np.split(full[np.argsort(user, kind="stable")],
                              np.cumsum(np.bincount(user))[:-1])
         truth = {x: float(multi_positive_metric(x, positions, np.full(users, n - 1)).mean())
                  for x in METRICS}
-    else:
-        n_u = np.full(users, n, dtype=np.int64)
-        if cell["pool"] == "per_user":
-            n_u -= rng.integers(0, n // 10 + 1, users)
-        r = true_ranks(cell["shape"], n_u, rng)
-        s = draw_sampled_ranks(r, n_u, m, sampling, rng=rng)
-        truth = {x: float(parse_metric(x)(r, n_u).mean()) for x in METRICS}
+        return (table.position - table.above, n, {"user": table.user, "above": table.above},
+                truth)
+    n_u = np.full(users, n, dtype=np.int64)
+    if cell["pool"] == "per_user":
+        n_u -= rng.integers(0, n // 10 + 1, users)
+    r = true_ranks(cell["shape"], n_u, rng)
+    s = draw_sampled_ranks(r, n_u, m, sampling, rng=rng)
+    return s, n_u, {}, {x: float(parse_metric(x)(r, n_u).mean()) for x in METRICS}
+
+
+def cell_intervals(cell: dict, users: int, bootstrap: int, seed: int) -> pd.DataFrame:
+    """One row per (metric, method) of one cell (columns ``COLUMNS``)."""
+    key = [seed, zlib.crc32(cell["shape"].encode()), cell["n"], cell["m"],
+           cell["sampling"] == "binomial", cell["pool"] == "per_user", cell["draw"]]
+    n, m, sampling = cell["n"], cell["m"], cell["sampling"]
+    s, n_u, positives, truth = cell_draw(cell, users, seed)
     rows = []
 
     def add(method, metric, value, low, high):
@@ -243,9 +268,9 @@ def coverage_frame(cells, *, users: int = 6040, bootstrap: int = 100, seed: int 
 def summary_frame(per_cell: pd.DataFrame) -> pd.DataFrame:
     """Per (group, method, metric): cells, share of intervals containing the truth and
     median width. Groups: ``all`` (every non-increasing shape), ``common-n``,
-    ``per-user-n`` and ``several`` (its pools), then each shape on its own (``rising`` is
-    only there)."""
-    inside = per_cell["shape"] != "rising"
+    ``per-user-n`` and ``several`` (its pools), then each shape on its own (``RISING``'s
+    are only there)."""
+    inside = ~per_cell["shape"].isin(RISING)
     groups = [("all", inside), ("common-n", inside & (per_cell["pool"] == "common")),
               ("per-user-n", inside & (per_cell["pool"] == "per_user")),
               ("several", inside & (per_cell["pool"] == "several"))]

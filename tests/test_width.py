@@ -1,0 +1,96 @@
+"""Design by width (sampled_metrics.intervals.width, ``plan --width``): the interval of a
+histogram is the recommended interval of the same sampled ranks, the expected histogram's
+width is a typical draw's, and the search returns the smallest m its measure allows."""
+import numpy as np
+import pytest
+
+from sampled_metrics.cli import main
+from sampled_metrics.intervals.recommended import histogram_interval, recommended_interval
+from sampled_metrics.intervals.width import (expected_width, pilot_prior,
+                                             width_sample_size)
+from sampled_metrics.sampling import draw_sampled_ranks
+
+N, USERS = 1000, 3000
+P = 0.97 ** np.arange(N)
+P /= P.sum()
+
+
+def draw(m, rng):
+    r = rng.choice(np.arange(1, N + 1), USERS, p=P)
+    return draw_sampled_ranks(r, N, m, rng=rng)
+
+
+@pytest.mark.parametrize("shape", ["non-increasing", "convex"])
+def test_the_histogram_interval_is_the_recommended_interval(shape):
+    s = draw(100, np.random.default_rng(0))
+    a = recommended_interval(s, N, 100, "recall@10,ndcg@10", shape=shape)
+    b = histogram_interval(np.bincount(s - 1, minlength=101), N, 100, "recall@10,ndcg@10",
+                           shape=shape)
+    # the same blocks, functionals and solves on the same numbers: the same bits
+    columns = ["value", "ci_low", "ci_high", "profile_low", "profile_high"]
+    assert a[columns].equals(b[columns])
+
+
+def test_the_expected_width_is_a_typical_draws():
+    rng = np.random.default_rng(1)
+    widths = []
+    for _ in range(20):
+        out = recommended_interval(draw(100, rng), N, 100, "recall@10,ndcg@10")
+        widths.append((out.ci_high - out.ci_low).to_numpy())
+    low, high = np.percentile(widths, [5, 95], axis=0)
+    expected = expected_width(P, N, 100, USERS, "recall@10,ndcg@10")
+    got = np.array([expected["recall@10"], expected["ndcg@10"]])
+    assert np.all((low <= got) & (got <= high))
+
+
+def test_the_search_returns_the_smallest_m_its_width_allows():
+    seen = {}
+    plan = width_sample_size(P, N, USERS, 0.12, "recall@10",
+                             callback=lambda m, w: seen.setdefault(m, w))
+    assert plan.width == seen[plan.m] <= 0.12 < seen[plan.m - 1]
+    assert plan.width_at_max_m == seen[N - 1] and plan.max_m == N - 1
+    short = width_sample_size(P, N, USERS, 0.12, "recall@10", max_m=10)
+    assert short.m is None and short.width_at_max_m > 0.12
+    with pytest.raises(ValueError, match="width must be positive"):
+        width_sample_size(P, N, USERS, 0.0, "recall@10")
+
+
+@pytest.mark.parametrize("shape", ["non-increasing", "convex"])
+def test_the_pilot_prior_is_a_law_of_its_shape(shape):
+    P_hat = pilot_prior(draw(50, np.random.default_rng(2)), N, 50, shape=shape)
+    assert P_hat.shape == (N,) and abs(P_hat.sum() - 1) <= 1e-12
+    step = np.diff(P_hat)
+    # each entry a sum of at most K = 74 non-negative terms: differences within 1e-15 of
+    # the exact ones at these sizes (P <= 1)
+    assert np.all(step <= 1e-15)
+    if shape == "convex":
+        assert np.all(np.diff(step) >= -1e-15)
+
+
+def test_plan_width_on_the_command_line(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    exact = rng.choice(np.arange(1, N + 1), USERS, p=P)
+    path = tmp_path / "exact.txt"
+    np.savetxt(path, exact, fmt="%d")
+    prior = np.bincount(exact - 1, minlength=N) / USERS
+    plan = width_sample_size(prior, N, USERS, 0.12, "recall@10")
+    assert main(["plan", "--n", str(N), "--metric", "recall@10", "--width", "0.12",
+                 "--prior-ranks", str(path), "--format", "csv"]) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines()[1].startswith(f"recall@10,{plan.m},")
+    pilot = tmp_path / "pilot.txt"
+    np.savetxt(pilot, draw(50, rng), fmt="%d")
+    for args, message in [
+        (["--width", "0.1"], "one of --prior-ranks"),
+        (["--width", "0.1", "--prior-ranks", str(path), "--pilot-ranks", str(pilot)],
+         "one of --prior-ranks"),
+        (["--width", "0.1", "--pilot-ranks", str(pilot)], "needs --pilot-m"),
+        (["--width", "0.1", "--prior-ranks", str(path), "--method", "cls"],
+         "--method and --criterion apply to --target-bias"),
+        (["--target-bias", "0.1", "--users", "10"], "--users applies to --width"),
+        (["--width", "0.1", "--pilot-ranks", str(pilot), "--pilot-m", "2"],
+         "outside 1..m+1=3"),
+    ]:
+        assert main(["plan", "--n", str(N), "--metric", "recall@10", *args]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
