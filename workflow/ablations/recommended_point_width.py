@@ -58,7 +58,6 @@ from __future__ import annotations
 import argparse
 import logging
 import time
-import zlib
 from pathlib import Path
 from unittest import mock
 
@@ -71,14 +70,10 @@ from sampled_metrics.intervals import recommended as rec
 from sampled_metrics.intervals.recommended import spread_sd
 from sampled_metrics.intervals.atoms import _law_columns
 from sampled_metrics.intervals.profile import mixture_mle, profile_ranges
-from sampled_metrics.metrics import parse_metric
-from sampled_metrics.multipositive.longformat import read_positions
-from sampled_metrics.multipositive.positives import multi_positive_metric, positive_normaliser
+from sampled_metrics.multipositive.positives import positive_normaliser
 from sampled_metrics.multipositive.shifted import ShiftedMetric
-from sampled_metrics.sampling import draw_sampled_ranks
-from sampled_metrics.workflow.steps.interval_study import (METRICS, SHAPES, grid_options,
-                                                           option_cells, several_positives,
-                                                           true_ranks)
+from sampled_metrics.workflow.steps.interval_study import (METRICS, SHAPES, cell_draw,
+                                                           grid_options, option_cells)
 from sampled_metrics.workflow.tables import write_csv
 
 log = logging.getLogger("recommended_point_width")
@@ -94,31 +89,6 @@ POINTS = ("today", "mle", "posterior_mean", "profile_midpoint", "likelihood_cent
           "centre_50") + tuple(f"midpoint_{w}" for w in WIDTHS[1:])
 
 
-def cell_data(cell: dict, users: int, seed: int):
-    """The cell's sampled ranks, n_u, positives (``user``, ``above``) and truth per metric,
-    drawn as the coverage grid's ``cell_intervals`` draws them (same generator, same
-    order)."""
-    key = [seed, zlib.crc32(cell["shape"].encode()), cell["n"], cell["m"],
-           cell["sampling"] == "binomial", cell["pool"] == "per_user", cell["draw"]]
-    rng = np.random.default_rng(key)
-    n, m, sampling = cell["n"], cell["m"], cell["sampling"]
-    if cell["pool"] == "several":
-        frame, full, user = several_positives(cell["shape"], users, n, m, sampling, rng)
-        table = read_positions(frame)
-        positions = np.split(full[np.argsort(user, kind="stable")],
-                             np.cumsum(np.bincount(user))[:-1])
-        truth = {x: float(multi_positive_metric(x, positions, np.full(users, n - 1)).mean())
-                 for x in METRICS}
-        return (np.asarray(table.position - table.above), n,
-                {"user": table.user, "above": table.above}, truth)
-    n_u = np.full(users, n, dtype=np.int64)
-    if cell["pool"] == "per_user":
-        n_u -= rng.integers(0, n // 10 + 1, users)
-    r = true_ranks(cell["shape"], n_u, rng)
-    s = draw_sampled_ranks(r, n_u, m, sampling, rng=rng)
-    return s, n_u, {}, {x: float(parse_metric(x)(r, n_u).mean()) for x in METRICS}
-
-
 def fit_parts(s, n_u, m, sampling, positives):
     """The recommended answer's fit as ``recommended_interval`` builds it: per block the
     positives' (r~, n_u, m_u, a, b), per metric its name, Metric and per block the
@@ -127,13 +97,13 @@ def fit_parts(s, n_u, m, sampling, positives):
     blocks, functionals = [], []
     likelihood, functional = rec._likelihood, rec._functional
 
-    def record_likelihood(s, n_u, m_u, sampling, a, b):
+    def record_likelihood(s, n_u, m_u, sampling, a, b, slope):     # uniform atoms only
         blocks.append((s, n_u, m_u, a, b))
-        return likelihood(s, n_u, m_u, sampling, a, b)
+        return likelihood(s, n_u, m_u, sampling, a, b, slope)
 
-    def record_functional(metric, n_u, shift, users, k, a, b):
+    def record_functional(metric, n_u, shift, users, k, a, b, slope):
         functionals.append((metric, shift, users, k))
-        return functional(metric, n_u, shift, users, k, a, b)
+        return functional(metric, n_u, shift, users, k, a, b, slope)
 
     with mock.patch.object(rec, "_likelihood", record_likelihood), \
             mock.patch.object(rec, "_functional", record_functional), \
@@ -204,7 +174,8 @@ def posterior_terms(blocks, laws, extra, ws) -> tuple[float, float]:
 
 def cell_rows(cell: dict, users: int, seed: int, centre: bool) -> list[dict]:
     """One row per metric: the truth, every value and every width's interval."""
-    s, n_u, positives, truth = cell_data(cell, users, seed)
+    s, n_u, positives, truth = cell_draw(cell, users, seed)
+    s = np.asarray(s)
     sampling = cell["sampling"]
     blocks, Ls, counts, specs = fit_parts(s, n_u, cell["m"], sampling, positives)
     w_mle = [mixture_mle(L, h)[0] for L, h in zip(Ls, counts)]
