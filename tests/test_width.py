@@ -94,3 +94,23 @@ def test_plan_width_on_the_command_line(tmp_path, capsys):
         assert main(["plan", "--n", str(N), "--metric", "recall@10", *args]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
+
+
+def test_the_width_study_reads_rank_files(tmp_path):
+    from conftest import toy_rank_file
+
+    from sampled_metrics.workflow.steps.width_study import width_frame
+
+    rng = np.random.default_rng(5)
+    exact = rng.choice(np.arange(1, N + 1), USERS, p=P)
+    rf = toy_rank_file(exact, N, 50, rng, repeats=3)
+    frame = width_frame({"A": rf.write(tmp_path / "A.npz")}, [20, 50], ["recall@10"],
+                        repeats=3)
+    assert frame["drawn"].isna().tolist() == [True, True, False, False]
+    prior = np.bincount(exact - 1, minlength=N) / USERS
+    row = frame.iloc[2]
+    assert (row["m"], row["shape"]) == (50, "non-increasing")
+    assert row["expected"] == expected_width(prior, N, 50, USERS, "recall@10")["recall@10"]
+    widths = [float(out.ci_high[0] - out.ci_low[0]) for out in
+              (recommended_interval(s, N, 50, "recall@10") for s in rf.sampled[50])]
+    assert row["drawn"] == np.median(widths)

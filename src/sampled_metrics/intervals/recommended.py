@@ -26,6 +26,12 @@ end's P: the interval is for the metric of these U users, mean_u M(r_u), which d
 M(P) by the users' own spread. The value is the interval's centre (the estimate whose worst
 error over the interval is smallest). Measured coverage and width: the docs' validation page.
 
+``shape='convex'`` takes P convex as well as non-increasing (mixtures of the triangles
+(k + 1 - r)_+ and the flat law, :mod:`.atoms`): a narrower interval where the assumption
+holds, which the sampled ranks can only partly check; the answer carries the
+likelihood-ratio check of :mod:`.shape_test` (the best positives' strata take the shape,
+the least of k draws from a convex non-increasing law being one too).
+
 ``spread='joint'`` instead takes the profile interval of the users' metric T = M(P) + e
 jointly over P and their deviation e ~ N(0, sigma_P^2 / U) (:mod:`.profile`, joint ends):
 the profile's end and z sigma_P / sqrt(U) in quadrature where the profile is quadratic,
