@@ -75,7 +75,8 @@ def add_shape_option(p) -> None:
     p.add_argument("--shape", default="non-increasing",
                    help="the family of rank distributions P(r) the recommended interval "
                    "assumes: non-increasing (default), convex (convex and non-increasing: a "
-                   "narrower interval, with a likelihood-ratio check of the shape) or none")
+                   "narrower interval; correct prints a likelihood-ratio check of the shape) "
+                   "or none")
 
 
 def add_n_option(p, default: str | None = None) -> None:

@@ -15,7 +15,7 @@ DESCRIPTION = (
     "criterion of eq. 21; mean bias = |sum_r p(r) (E[M^(r~)|r] - M(r))|, the "
     "bias of the reported average. p(r) is uniform unless --prior-ranks gives "
     "exact ranks of a comparable full evaluation. With --width instead: the smallest m "
-    "for which the recommended interval of --users users is at most that wide, on the "
+    "(to 1 %) for which the recommended interval of --users users is at most that wide, on the "
     "expected sampled ranks under p(r) from --prior-ranks or fitted to a pilot's sampled "
     "ranks (--pilot-ranks, --pilot-m).")
 
@@ -57,6 +57,7 @@ def run(args):
     import pandas as pd
 
     from ..checks import check_distinct
+    from ..intervals.atoms import check_shape
     from ..corrections.planning import required_sample_size
     from ..corrections.vectors import correction_label
     from ..logs import progress
@@ -71,7 +72,7 @@ def run(args):
         return _plan_width(args)
     for option, given in (("pilot-ranks", args.pilot_ranks), ("pilot-m", args.pilot_m),
                           ("users", args.users), ("level", args.level != 0.95),
-                          ("shape", args.shape != "non-increasing")):
+                          ("shape", check_shape(args.shape) != "non-increasing")):
         if given:
             raise ValueError(f"--{option} applies to --width, not to --target-bias")
     prior = read_prior(args.prior_ranks, args.n) if args.prior_ranks else None
@@ -132,14 +133,19 @@ def _plan_width(args):
     else:
         if args.pilot_m is None:
             raise ValueError("--pilot-ranks needs --pilot-m, the pilot's number of negatives")
-        check_nm(args.n, args.pilot_m, args.sampling)
+        try:
+            check_nm(args.n, args.pilot_m, args.sampling)
+        except ValueError as err:
+            raise ValueError(f"--pilot-m {args.pilot_m}: {err}") from None
         pilot = read_integers(args.pilot_ranks, 1, args.pilot_m + 1, "sampled rank",
                               hi_name="m+1")
         prior, count = pilot_prior(pilot, args.n, args.pilot_m, args.sampling, shape), pilot.size
     users = args.users if args.users is not None else (
         count if count is not None else _prior_count(args.prior_ranks, args.n))
     if users < 2:
-        raise ValueError(f"--users must be >= 2, got {users}")
+        raise ValueError(f"--users must be >= 2, got {users}" if args.users is not None else
+                         f"{args.pilot_ranks or args.prior_ranks} holds {users} rank: give "
+                         f"--users, the planned evaluation's users (at least 2)")
     metrics = parse_metrics(name_list(args.metric, "metric"), distinct=True)
     rows = []
     with progress("sampled-metrics plan", total=len(metrics)) as bar:

@@ -117,10 +117,10 @@ def required_sample_size(metric, n: int, target: float, correction: str = "sampl
 def smallest_m(measure: Callable[[int], float], target: float, max_m: int,
                grid_points: int = 16, rel_precision: float = 0.01,
                callback: Callable[[int, float], None] | None = None) -> tuple:
-    """The smallest m in 1..max_m with ``measure(m) <= target`` where the measure falls with
-    m (:func:`required_sample_size`'s search: a log grid upwards to its first value at or
-    below the target, then bisection to ``rel_precision`` of m), or None; and the measure,
-    each m computed once (``callback(m, value)`` after each).
+    """An m in 1..max_m with ``measure(m) <= target``, the smallest to within
+    ``rel_precision`` of m where the measure falls with m (:func:`required_sample_size`'s
+    search: a log grid upwards to its first value at or below the target, then bisection),
+    or None; and the measure, each m computed once (``callback(m, value)`` after each).
 
     Examples
     --------

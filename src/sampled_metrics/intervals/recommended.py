@@ -45,7 +45,7 @@ import pandas as pd
 from scipy import special
 from threadpoolctl import threadpool_limits
 
-from ..checks import check_integer, check_level
+from ..checks import check_allocation, check_integer, check_level
 from ..metrics import parse_metrics
 from ..multipositive.positives import positive_normaliser
 from ..parallel import thread_count
@@ -202,6 +202,7 @@ def histogram_interval(counts, n: int, m: int, metrics, sampling: str = "binomia
     users = int(round(counts.sum()))
     if users < 2:
         raise ValueError(f"need at least 2 users for an interval, got {counts.sum():g}")
+    check_allocation(32.0 * users, f"the functionals of {users} users")
     atoms = atom_ranges(atom_grid(n, m, [x.k for x in metrics if x.k is not None], shape),
                         shape)
     seen = counts > 0

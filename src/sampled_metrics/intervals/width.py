@@ -7,8 +7,10 @@ a typical evaluation gives, without a draw's noise (a draw's width scatters arou
 the empirical law of exact ranks from a comparable full evaluation, or the fit of a pilot's
 sampled ranks under the answer's shape, P^ = sum_j w^_j g_j / Z_j (:func:`pilot_prior`, the
 atoms of :mod:`.atoms`). :func:`width_sample_size` returns the smallest m whose width is at
-most W (the search of :func:`~sampled_metrics.corrections.planning.smallest_m`: the width
-falls as m grows).
+most W, to within 1 % of m (the search of
+:func:`~sampled_metrics.corrections.planning.smallest_m`: the width falls as m grows). With
+one n_u per user, give the median n_u: the largest overstates the width, since a user with
+fewer candidates ranks its item among fewer and its sampled rank says more.
 """
 from __future__ import annotations
 
@@ -105,8 +107,9 @@ def width_sample_size(prior, n: int, users: int, width: float, metric,
                       max_m: int | None = None, grid_points: int = 16,
                       rel_precision: float = 0.01,
                       callback: Callable[[int, float], None] | None = None) -> WidthPlan:
-    """The smallest m whose expected recommended interval (:func:`expected_width`) is at
-    most ``width`` wide for ``metric``, searched over 1..max_m (default n - 1).
+    """The smallest m, to within ``rel_precision`` of m, whose expected recommended interval
+    (:func:`expected_width`) is at most ``width`` wide for ``metric``, searched over
+    1..max_m (default n - 1).
 
     Examples
     --------

@@ -164,14 +164,18 @@ def _numbers(text: str) -> list[int]:
     return [int(x) for x in text.split(",")]
 
 
+def cell_key(cell: dict, seed: int) -> list:
+    """The seed of a cell's generators: ``seed`` and the cell's values."""
+    return [seed, zlib.crc32(cell["shape"].encode()), cell["n"], cell["m"],
+            cell["sampling"] == "binomial", cell["pool"] == "per_user", cell["draw"]]
+
+
 def cell_draw(cell: dict, users: int, seed: int) -> tuple:
     """One cell's simulated evaluation, keyed by its values and ``seed``: the sampled ranks
     (one per positive), the n they are ranked among (one, or one per user), the keywords
     that pass several positives to the recommended interval (``user``, ``above``; none for
     one per user) and the truth, ``{metric: the users' full metric}``."""
-    key = [seed, zlib.crc32(cell["shape"].encode()), cell["n"], cell["m"],
-           cell["sampling"] == "binomial", cell["pool"] == "per_user", cell["draw"]]
-    rng = np.random.default_rng(key)
+    rng = np.random.default_rng(cell_key(cell, seed))
     n, m, sampling = cell["n"], cell["m"], cell["sampling"]
     if cell["pool"] == "several":
         frame, full, user = several_positives(cell["shape"], users, n, m, sampling, rng)
@@ -192,8 +196,7 @@ def cell_draw(cell: dict, users: int, seed: int) -> tuple:
 
 def cell_intervals(cell: dict, users: int, bootstrap: int, seed: int) -> pd.DataFrame:
     """One row per (metric, method) of one cell (columns ``COLUMNS``)."""
-    key = [seed, zlib.crc32(cell["shape"].encode()), cell["n"], cell["m"],
-           cell["sampling"] == "binomial", cell["pool"] == "per_user", cell["draw"]]
+    key = cell_key(cell, seed)
     n, m, sampling = cell["n"], cell["m"], cell["sampling"]
     s, n_u, positives, truth = cell_draw(cell, users, seed)
     rows = []

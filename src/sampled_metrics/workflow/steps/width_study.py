@@ -4,8 +4,10 @@ the planning of ``plan --width`` on rank files whose exact ranks are known.
 For each rank file (exact ranks of U users among their n_u items) and each m of a grid, the
 width of the recommended interval on the expected sampled ranks of U users
 (:func:`~sampled_metrics.intervals.width.expected_width`), with one n for all users, the
-largest n_u, and P the empirical law of the exact ranks (floored where tied), under the
-non-increasing and the convex shape. Where the file holds sampled evaluations at that m,
+median n_u (the largest would overstate the width: a user with fewer candidates ranks its
+item among fewer, and its sampled rank says more about its full rank), and P the empirical
+law of the exact ranks (floored where tied; a rank beyond the median n_u counts at it),
+under the non-increasing and the convex shape. Where the file holds sampled evaluations at that m,
 the median width of the recommended interval over its first ``repeats`` (each user's own
 n_u) stands beside, as a check of the expected width.
 """
@@ -35,8 +37,8 @@ def width_frame(rank_files: dict, ms, metrics, repeats: int = 5) -> pd.DataFrame
     rows = []
     for name, path in rank_files.items():
         rf = read_rank_file(path)
-        n = int(rf.n_u.max())
-        exact = np.floor(rf.exact).astype(np.int64)
+        n = int(np.median(rf.n_u))
+        exact = np.minimum(np.floor(rf.exact).astype(np.int64), n)
         prior = np.bincount(exact - 1, minlength=n) / exact.size
         for m in ms:
             for shape in SHAPES:
