@@ -5,7 +5,8 @@
 6,040 users, n = 3,706, m = 100 (binomial), Recall@10 and NDCG@10, true ranks n Beta(0.3, 3):
 the best and median wall time of ``recommended_interval`` (one n for all users, the
 histogram path), of the same with one n_u per user (n minus up to 10 %, the long format's
-path), each also with ``spread='joint'``, and of ``sampled-metrics estimate``'s table with its defaults (mle, mes, bv_0.1, 100
+path), each also with ``spread='joint'`` and with ``shape='convex'`` (its check's 99 refits
+included), and of ``sampled-metrics estimate``'s table with its defaults (mle, mes, bv_0.1, 100
 bootstrap draws, one process), and the ratio. Prints the CPU and the BLAS kernel. Target:
 the recommended answer in at most 3 s on 2 cores.
 """
@@ -47,6 +48,11 @@ rows = [("recommended, one n",
         ("joint spread, n_u per user",
          timed(args.repeats, lambda: recommended_interval(s_u, n_u, m, metrics,
                                                           spread="joint"))),
+        ("convex shape, one n",
+         timed(args.repeats, lambda: recommended_interval(s, n, m, metrics, shape="convex"))),
+        ("convex shape, n_u per user",
+         timed(args.repeats, lambda: recommended_interval(s_u, n_u, m, metrics,
+                                                          shape="convex"))),
         ("estimate (defaults, 1 process)",
          timed(args.repeats, lambda: estimate(SimpleNamespace(**vars(cli)))))]
 base = rows[-1][1][1]
