@@ -11,6 +11,8 @@ m = 100, five draws; several positives per user at m = 100, three draws).
 import argparse
 import logging
 
+import pandas as pd
+
 from sampled_metrics.workflow.steps.interval_study import SHAPES, grid_cells, grid_options
 from sampled_metrics.workflow.steps.shape_study import shape_validation
 
@@ -26,6 +28,8 @@ parser.add_argument("--several-draws", type=int, default=3,
                     help="draws per several-positives cell")
 parser.add_argument("--processes", type=int, default=2)
 parser.add_argument("--out", default="results/validation/convex_coverage")
+parser.add_argument("--summary-only", action="store_true",
+                    help="redo the summary from <out>_per_repeat.csv, no cell again")
 args = parser.parse_args()
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 shapes, samplings = args.shapes.split(","), args.sampling.split(",")
@@ -35,5 +39,6 @@ for pool, ms, draws, options in (
         ("several", args.several_m, args.several_draws, {"several_n": args.several_n})):
     cells += [c for c in grid_cells(args.n, [int(x) for x in ms.split(",")], samplings,
                                     shapes, draws, **options) if c["pool"] == pool]
+per_cell = pd.read_csv(f"{args.out}_per_repeat.csv") if args.summary_only else None
 print(shape_validation(cells, args.out, users=args.users, seed=args.seed,
-                       processes=args.processes).to_string())
+                       processes=args.processes, per_cell=per_cell).to_string())

@@ -74,8 +74,9 @@ def _cell(cell, users, seed):
 
 def shape_summary(per_cell: pd.DataFrame, reject: float = 0.05) -> pd.DataFrame:
     """Per (group, interval, metric): cells, coverage, median width, the median of each
-    cell's width over the non-increasing interval's, and the share of cells whose check
-    rejects the convex shape (p <= ``reject``). Groups: ``convex`` (the convex shapes),
+    cell's width over the non-increasing interval's, the share of cells whose check
+    rejects the convex shape (p <= ``reject``), and the cells the check does not flag and
+    their coverage (``unflagged``, ``coverage_unflagged``). Groups: ``convex`` (the convex shapes),
     ``not_convex`` (the others), ``convex_<pool>`` (each pool of the convex shapes), then
     each shape."""
     base = per_cell[per_cell["interval"] == "non-increasing"].set_index(
@@ -83,6 +84,7 @@ def shape_summary(per_cell: pd.DataFrame, reject: float = 0.05) -> pd.DataFrame:
     frame = per_cell.join(base.rename("reference"), on=base.index.names)
     frame["ratio"] = frame["width"] / frame["reference"]
     frame["rejected"] = frame["shape_p"] <= reject
+    frame["kept"] = frame["contains"].where(~frame["rejected"]).astype(float)
     convex = frame["shape"].isin(CONVEX)
     groups = [("convex", convex), ("not_convex", ~convex)]
     groups += [(f"convex_{pool}", convex & (frame["pool"] == pool))
@@ -96,23 +98,27 @@ def shape_summary(per_cell: pd.DataFrame, reject: float = 0.05) -> pd.DataFrame:
         g = part.groupby(["interval", "metric"], sort=False).agg(
             cells=("contains", "size"), coverage=("contains", "mean"),
             median_width=("width", "median"), width_ratio=("ratio", "median"),
-            rejected=("rejected", "mean")).reset_index()
+            rejected=("rejected", "mean"), unflagged=("kept", "count"),
+            coverage_unflagged=("kept", "mean")).reset_index()
         g.insert(0, "group", group)
         parts.append(g)
     return pd.concat(parts, ignore_index=True)
 
 
 def shape_validation(cells, out_stem, *, users: int = 6040, seed: int = 0,
-                     processes: int = 1) -> pd.DataFrame:
+                     processes: int = 1, per_cell: pd.DataFrame | None = None) -> pd.DataFrame:
     """Write ``<out_stem>_per_repeat.csv`` (every cell), ``<out_stem>.csv`` and ``.md`` (the
-    summary); returns the summary."""
-    per_cell = pd.concat(map_items(_cell, cells, users, seed, processes=processes),
-                         ignore_index=True)
+    summary); returns the summary. ``per_cell``: the cells' rows already computed (the
+    summary alone is redone)."""
+    if per_cell is None:
+        per_cell = pd.concat(map_items(_cell, cells, users, seed, processes=processes),
+                             ignore_index=True)
     summary = shape_summary(per_cell)
     shown = summary.assign(coverage=(100 * summary["coverage"]).round(1),
                            median_width=summary["median_width"].round(4),
                            width_ratio=summary["width_ratio"].round(3),
-                           rejected=(100 * summary["rejected"]).round(1))
+                           rejected=(100 * summary["rejected"]).round(1),
+                           coverage_unflagged=(100 * summary["coverage_unflagged"]).round(1))
     write_validation(out_stem, per_cell, summary, shown,
                      f"{len(cells)} cells, {users} users each, nominal level 95 %")
     return summary
