@@ -170,7 +170,8 @@ def test_correct_takes_the_shape_and_prints_the_check(tmp_path, capsys):
     assert f"{best.loc[0, 'ci_low']:.6f}" in out.out
     assert main(["correct", "--ranks", str(path), "--n", "1000", "--m", "50", "--metric",
                  "recall@10", "--method", "sampled", "--shape", "convex"]) == 2
-    assert "shape 'convex' applies to the recommended answer" in capsys.readouterr().err
+    assert ("--shape convex applies to the recommended answer, which --method sampled does "
+            "not include") in capsys.readouterr().err
     with pytest.raises(ValueError, match="unknown shape 'concave'"):
         correct(s, 1000, 50, "recall@10", shape="concave")
 

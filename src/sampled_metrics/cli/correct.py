@@ -83,6 +83,7 @@ def _correct_ranks(args):
                                files.get(args.ranks))
     corrections = name_list(args.method, "method")
     _check_gamma(args, corrections)
+    _check_shape(args, corrections)
     return correct(ranks, n, m, name_list(args.metric, "metric"), corrections,
                    sampling=sampling,
                    bootstrap=args.bootstrap, level=args.level, seed=args.seed,
@@ -124,6 +125,7 @@ def _correct_long(args, kind: str):
                              "weighted_rank_estimate")
         return summarise_long("draws", args.ranks, metrics, corrections, "binomial",
                               args.bootstrap, args.level, args.seed, args.thin_to), evaluator
+    _check_shape(args, corrections)
     long = read_long(args.ranks)
     design = resolve_long_evaluator(args.evaluator, long.evaluator, args.ranks,
                                     sampling=args.sampling, names=CLI_NAMES)
@@ -133,6 +135,18 @@ def _correct_long(args, kind: str):
                               level=args.level, seed=args.seed, max_m=args.thin_to,
                               shape=args.shape)
     return table, design.evaluator
+
+
+def _check_shape(args, corrections) -> None:
+    """--shape other than the default needs the recommended row: refused naming the option
+    as written."""
+    from ..intervals.atoms import check_shape
+    from ..intervals.table import is_recommended
+
+    if check_shape(args.shape) != "non-increasing" and not any(map(is_recommended,
+                                                                    corrections)):
+        raise ValueError(f"--shape {args.shape} applies to the recommended answer, which "
+                         f"--method {args.method} does not include")
 
 
 def _check_draw_options(args):
