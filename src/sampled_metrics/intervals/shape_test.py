@@ -84,7 +84,7 @@ def shape_test(blocks, sampling: str, shaped, family, draws: int = SHAPE_TEST_DR
             parts.append((histogram_atoms(n, int(m), sampling, *shaped),
                           histogram_atoms(n, int(m), sampling, *family), h))
         groups.append(parts)
-    T, fits, starts = _statistic([[h for *_, h in parts] for parts in groups], groups)
+    T, starts = _statistic([[h for *_, h in parts] for parts in groups], groups)
     if draws == 0:
         return T, float("nan")
     rng = np.random.default_rng(seed)
@@ -92,17 +92,16 @@ def shape_test(blocks, sampling: str, shaped, family, draws: int = SHAPE_TEST_DR
     exceed = 0
     for _ in range(draws):
         drawn = [[rng.multinomial(int(h.sum()), _law(L, w)).astype(np.float64)
-                  for L, _, h in parts] for parts, w in zip(groups, fits)]
+                  for L, _, h in parts] for parts, (w, _) in zip(groups, starts)]
         exceed += _statistic(drawn, groups, starts)[0] >= T - slack
     return T, (1 + exceed) / (draws + 1)
 
 
-def _statistic(histograms, groups, starts=None) -> tuple[float, list, list]:
-    """T over the blocks for the histograms given (one per block and m), the stronger
-    shape's fitted weights per block, and both fits' weights (``starts``: the points the
-    fits start from, the observed histograms' fits; each fit is to the solver's gap from
-    any start)."""
-    T, fits, reached = 0.0, [], []
+def _statistic(histograms, groups, starts=None) -> tuple[float, list]:
+    """T over the blocks for the histograms given (one per block and m), and per block both
+    fits' weights, the stronger shape's first (``starts``: the points the fits start from,
+    the observed histograms' fits; each fit is to the solver's gap from any start)."""
+    T, reached = 0.0, []
     for b, (hs, parts) in enumerate(zip(histograms, groups)):
         h = np.concatenate(hs)
         seen = h > 0
@@ -113,9 +112,8 @@ def _statistic(histograms, groups, starts=None) -> tuple[float, list, list]:
                            start=None if starts is None else starts[b][x], gap=TEST_GAP)
             ends.append((w, float(h[seen] @ np.log(L @ w))))
         T += ends[1][1] - ends[0][1]
-        fits.append(ends[0][0])
         reached.append((ends[0][0], ends[1][0]))
-    return T, fits, reached
+    return T, reached
 
 
 def _law(L: np.ndarray, w: np.ndarray) -> np.ndarray:

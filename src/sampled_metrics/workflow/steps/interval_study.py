@@ -47,7 +47,7 @@ from ...resampling import bootstrap_histograms, percentile_interval
 from ...sampling import draw_sampled_ranks
 from ..tables import write_validation
 
-__all__ = ["SHAPES", "COVERAGE_SHAPES", "RISING", "METHODS", "grid_cells", "grid_options", "option_cells", "cell_draw", "cell_intervals",
+__all__ = ["SHAPES", "COVERAGE_SHAPES", "RISING", "METHODS", "grid_cells", "grid_options", "option_cells", "cell_draw", "cell_intervals", "group_summary",
            "coverage_frame", "summary_frame", "validation"]
 
 log = logging.getLogger(__name__)
@@ -268,6 +268,29 @@ def coverage_frame(cells, *, users: int = 6040, bootstrap: int = 100, seed: int 
                      ignore_index=True)
 
 
+def group_summary(frame: pd.DataFrame, groups, by, **aggregates) -> pd.DataFrame:
+    """The rows of ``frame`` each group of ``groups`` (name, boolean mask) keeps, aggregated
+    by the columns ``by`` (``DataFrame.agg``'s named ``aggregates``), one block per group
+    with its name in a first column ``group``; an empty group gives no rows.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"metric": ["a", "a", "b"], "hit": [True, False, True]})
+    >>> group_summary(frame, [("all", frame["hit"] | True), ("none", frame["hit"] & False)],
+    ...               ["metric"], share=("hit", "mean")).values.tolist()
+    [['all', 'a', 0.5], ['all', 'b', 1.0]]
+    """
+    parts = []
+    for group, keep in groups:
+        part = frame[keep]
+        if part.empty:
+            continue
+        g = part.groupby(by, sort=False).agg(**aggregates).reset_index()
+        g.insert(0, "group", group)
+        parts.append(g)
+    return pd.concat(parts, ignore_index=True)
+
+
 def summary_frame(per_cell: pd.DataFrame) -> pd.DataFrame:
     """Per (group, method, metric): cells, share of intervals containing the truth and
     median width. Groups: ``all`` (every non-increasing shape), ``common-n``,
@@ -278,17 +301,8 @@ def summary_frame(per_cell: pd.DataFrame) -> pd.DataFrame:
               ("per-user-n", inside & (per_cell["pool"] == "per_user")),
               ("several", inside & (per_cell["pool"] == "several"))]
     groups += [(shape, per_cell["shape"] == shape) for shape in SHAPES]
-    frames = []
-    for group, keep in groups:
-        part = per_cell[keep]
-        if part.empty:
-            continue
-        g = part.groupby(["method", "metric"], sort=False).agg(
-            cells=("contains", "size"), coverage=("contains", "mean"),
-            median_width=("width", "median")).reset_index()
-        g.insert(0, "group", group)
-        frames.append(g)
-    out = pd.concat(frames, ignore_index=True)
+    out = group_summary(per_cell, groups, ["method", "metric"], cells=("contains", "size"),
+                        coverage=("contains", "mean"), median_width=("width", "median"))
     rank = {x: i for i, x in enumerate(METHODS)}
     out["_rank"] = out["method"].map(rank)
     return (out.sort_values(["_rank"], kind="stable").sort_values(["group"], kind="stable",

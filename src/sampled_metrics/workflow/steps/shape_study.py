@@ -27,7 +27,7 @@ import pandas as pd
 from ...intervals import recommended as rec
 from ...parallel import map_items
 from ..tables import write_validation
-from .interval_study import METRICS, SHAPES, cell_draw
+from .interval_study import METRICS, SHAPES, cell_draw, group_summary
 
 __all__ = ["CONVEX", "INTERVALS", "shape_cell", "shape_summary", "shape_validation"]
 
@@ -90,19 +90,10 @@ def shape_summary(per_cell: pd.DataFrame, reject: float = 0.05) -> pd.DataFrame:
     groups += [(f"convex_{pool}", convex & (frame["pool"] == pool))
                for pool in ("common", "per_user", "several")]
     groups += [(shape, frame["shape"] == shape) for shape in SHAPES]
-    parts = []
-    for group, keep in groups:
-        part = frame[keep]
-        if part.empty:
-            continue
-        g = part.groupby(["interval", "metric"], sort=False).agg(
-            cells=("contains", "size"), coverage=("contains", "mean"),
-            median_width=("width", "median"), width_ratio=("ratio", "median"),
-            rejected=("rejected", "mean"), unflagged=("kept", "count"),
-            coverage_unflagged=("kept", "mean")).reset_index()
-        g.insert(0, "group", group)
-        parts.append(g)
-    return pd.concat(parts, ignore_index=True)
+    return group_summary(frame, groups, ["interval", "metric"], cells=("contains", "size"),
+                         coverage=("contains", "mean"), median_width=("width", "median"),
+                         width_ratio=("ratio", "median"), rejected=("rejected", "mean"),
+                         unflagged=("kept", "count"), coverage_unflagged=("kept", "mean"))
 
 
 def shape_validation(cells, out_stem, *, users: int = 6040, seed: int = 0,
