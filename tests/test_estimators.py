@@ -621,6 +621,41 @@ def test_banded_products_are_the_dense_products(law):
         assert B.share < (0.45 if m == 499 else 0.85)
 
 
+@pytest.mark.numerical
+@pytest.mark.parametrize("law", LAWS)
+def test_mes_band_on_observed_columns_carries_the_weighted_gram(law):
+    """MES's band (entries >= MES_HESSIAN_DROP times their row's maximum, MES_HESSIAN_ROWS
+    rows a block) restricted to the observed columns: disjoint row blocks, each spanning
+    exactly the observed columns of its kept entries, so the banded A^T diag(w) A leaves out
+    only terms with an entry below MES_HESSIAN_DROP (a row's maximum is <= 1)."""
+    from sampled_metrics.estimators.band import band_blocks, restrict_blocks, weighted_gram
+    from sampled_metrics.estimators.entropy import MES_HESSIAN_DROP, MES_HESSIAN_ROWS
+    rng = np.random.default_rng(5)
+    for n, m, observed in [(3706, 499, 1.0), (3706, 499, 0.1), (1000, 99, 0.5)]:
+        full = mixture_matrix(n, m, law)
+        cols = np.flatnonzero(rng.random(m + 1) < observed)
+        blocks = restrict_blocks(band_blocks(full, MES_HESSIAN_DROP, MES_HESSIAN_ROWS,
+                                             relative=True), cols)
+        A = full[:, cols]
+        keep = (full >= MES_HESSIAN_DROP * full.max(axis=1, keepdims=True))[:, cols]
+        covered = np.zeros_like(keep)
+        for lo, hi, c0, c1 in blocks:
+            assert 0 < hi - lo <= MES_HESSIAN_ROWS
+            assert keep[lo:hi, c0].any() and keep[lo:hi, c1 - 1].any()
+            covered[lo:hi, c0:c1] = True
+        assert all(b[1] <= c[0] for b, c in zip(blocks, blocks[1:]))
+        assert not (keep & ~covered).any()
+        w = rng.random(n)
+        w /= w.sum()
+        G, D = weighted_gram(A, np.sqrt(w), blocks), A.T @ (w[:, None] * A)
+        # left out: sum_r w_r A_ra A_rb with A_ra or A_rb < MES_HESSIAN_DROP, at most
+        # MES_HESSIAN_DROP (q_a + q_b), q = A^T w; rounding: n terms of one sign in each,
+        # after up to 4 roundings of each term (sqrt w, B = A sqrt w, B_ra B_rb)
+        q = w @ A
+        assert np.all(np.abs(G - D) <= 2 * gamma(n + 4) * D
+                      + MES_HESSIAN_DROP * (q[:, None] + q[None, :]))
+
+
 def em_map_bounds(A, H, PI, Q, floor):
     """Entry-wise bounds of the rounding of one path of :func:`_em_map` (F, Q', log(F / PI))
     against the exact map, to first order in u: G = (H / Q) A^T sums k = m + 1 terms of one

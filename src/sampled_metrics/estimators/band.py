@@ -1,4 +1,5 @@
-"""The products of the EM map with the mixture matrix A = p(r~ | r), restricted to its band.
+"""The band of the mixture matrix A = p(r~ | r), and the products of A restricted to it: those
+of the EM map and MES's weighted Gram A^T diag(w) A.
 
 Row r of A is the law of the sampled rank of true rank r: it is concentrated near
 r~ - 1 ~ m (r - 1)/(n - 1), within a few sqrt(m) columns, and is below 1e-30 elsewhere. In
@@ -18,12 +19,18 @@ many (:mod:`sampled_metrics.estimators.em`).
 band holds 39 % of A at m = 499 (the MLE runs 2.2x faster on one core,
 ``workflow/benchmarks/bench_em_band.py``) and 84 % at m = 99 (not worth the block loop), so
 A stays dense where the band holds more than ``BAND_SHARE``.
+
+MES's Hessian (:mod:`sampled_metrics.estimators.entropy`) is summed over the same kind of
+blocks, with the threshold relative to each row's maximum (``relative=True`` of
+:func:`band_blocks`), restricted to the observed columns (:func:`restrict_blocks`), by
+:func:`weighted_gram`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["BAND_DRIFT", "BAND_FLOOR", "BAND_SHARE", "BandedMatrix", "band_blocks", "banded"]
+__all__ = ["BAND_DRIFT", "BAND_FLOOR", "BAND_SHARE", "BandedMatrix", "band_blocks", "banded",
+           "restrict_blocks", "weighted_gram"]
 
 #: Entries of A below this (absolute) value are left out of the banded products.
 BAND_FLOOR = 1e-30
@@ -34,20 +41,61 @@ BAND_DRIFT = 16
 BAND_SHARE = 0.5
 
 
-def band_blocks(A, floor: float = BAND_FLOOR, rows: int | None = None) -> list[tuple]:
+def band_blocks(A, floor: float = BAND_FLOOR, rows: int | None = None,
+                relative: bool = False) -> list[tuple]:
     """(row start, row stop, column start, column stop) of the blocks of A's band: ``rows``
     rows each (default max(``BAND_DRIFT``, ``BAND_DRIFT`` n / k)), over the columns where a
-    row of the block has an entry >= ``floor``; blocks with no such entry are left out."""
+    row of the block has an entry >= ``floor`` (``relative=True``: >= ``floor`` times that
+    row's maximum); blocks with no such entry are left out."""
     n, k = A.shape
     if rows is None:
         rows = max(BAND_DRIFT, -(-BAND_DRIFT * n // max(1, k)))
     blocks = []
     for lo in range(0, n, rows):
         hi = min(n, lo + rows)
-        cols = np.flatnonzero((A[lo:hi] >= floor).any(axis=0))
+        block = A[lo:hi]
+        cols = np.flatnonzero((block >= (floor * block.max(axis=1, keepdims=True) if relative
+                                         else floor)).any(axis=0))
         if cols.size:
             blocks.append((lo, hi, int(cols[0]), int(cols[-1]) + 1))
     return blocks
+
+
+def restrict_blocks(blocks, cols) -> list[tuple]:
+    """``blocks`` of A (see :func:`band_blocks`) as blocks of A[:, cols] (``cols`` increasing
+    column indices), in its column numbering: each over the columns of ``cols`` in its
+    range; blocks left with none are left out."""
+    cols = np.asarray(cols)
+    out = []
+    for lo, hi, c0, c1 in blocks:
+        d0, d1 = (int(d) for d in np.searchsorted(cols, (c0, c1)))
+        if d1 > d0:
+            out.append((lo, hi, d0, d1))
+    return out
+
+
+def weighted_gram(A, sqrt_w, blocks) -> np.ndarray:
+    """A^T diag(w) A = sum over ``blocks`` of B^T B, B = diag(sqrt w) A on the block (rows
+    lo:hi, columns c0:c1); the entries of A outside the blocks are left out.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sampled_metrics.estimators.histogram import mixture_matrix
+    >>> A = mixture_matrix(2000, 99)
+    >>> w = np.full(2000, 1 / 2000)
+    >>> G = weighted_gram(A, np.sqrt(w), band_blocks(A, 1e-16, 128, relative=True))
+    >>> D = A.T @ (w[:, None] * A)
+    >>> # left out: terms with A[r, a] or A[r, b] < 1e-16 (of a row maximum <= 1), at most
+    >>> # 1e-16 ((A^T w)_a + (A^T w)_b); then two summation orders of 2000 terms
+    >>> bool(np.all(np.abs(G - D) <= 2e-16 * (w @ A).max() + 2 * 2000 * 2**-53 * D))
+    True
+    """
+    G = np.zeros((A.shape[1], A.shape[1]))
+    for lo, hi, c0, c1 in blocks:
+        B = A[lo:hi, c0:c1] * sqrt_w[lo:hi, None]
+        G[c0:c1, c0:c1] += B.T @ B
+    return G
 
 
 def _share(blocks, shape) -> float:

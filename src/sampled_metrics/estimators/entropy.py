@@ -13,13 +13,15 @@ from scipy import linalg, special
 
 from ..registry import resolve_name
 from ..sampling import check_nm
+from .band import band_blocks, restrict_blocks, weighted_gram
 from .histogram import check_histogram, check_stopping, mixture_matrix
 
 __all__ = ["MES_HESSIAN_DROP", "MES_HESSIAN_ROWS", "mes", "mes_kkt_residual"]
 
 log = logging.getLogger(__name__)
 
-#: MES Hessian: entries of A below this fraction of their row's maximum are left out.
+#: MES Hessian: entries of A below this fraction of their row's maximum are left out (the
+#: ``floor`` of :func:`~sampled_metrics.estimators.band.band_blocks`, ``relative=True``).
 MES_HESSIAN_DROP = 1e-16
 #: MES Hessian: rows of A per block of the banded assembly.
 MES_HESSIAN_ROWS = 128
@@ -49,7 +51,8 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
     backtracking) converges quadratically, in ~6-10 iterations of O(n k^2) each, to a KKT
     spread ~1e-16. The Hessian's A^T diag(pi) A is summed over blocks of
     ``MES_HESSIAN_ROWS`` rows, each only over the columns where some row of the block has
-    A[r, r~] >= ``MES_HESSIAN_DROP`` (1e-16) times the row's maximum (``hessian='banded'``;
+    A[r, r~] >= ``MES_HESSIAN_DROP`` (1e-16) times the row's maximum (``hessian='banded'``,
+    the band of :mod:`sampled_metrics.estimators.band`;
     A is concentrated near r~ ~ m (r - 1)/(n - 1)): the terms left out change H by less than
     its rounding error (measured 6e-16 relative) and the gradient stays exact, so the
     optimum is the same; ``hessian='dense'`` is one product of the full matrix. Measured
@@ -103,8 +106,8 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
         A = A[:, obs]
     P = P[obs]
     start = time.perf_counter()
-    blocks = (_gram_blocks(n, m, sampling, obs) if hessian == "banded"
-              else [(0, n, 0, P.size)])
+    blocks = (restrict_blocks(_hessian_band(n, m, sampling), np.flatnonzero(obs))
+              if hessian == "banded" else [(0, n, 0, P.size)])
 
     def dual(y):
         u = -(A @ y) / eta
@@ -126,7 +129,7 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
         if kkt <= tol * eta or it == max_iter:
             converged = kkt <= tol * eta
             break
-        H = _weighted_gram(A, np.sqrt(pi), blocks) - np.outer(q, q)
+        H = weighted_gram(A, np.sqrt(pi), blocks) - np.outer(q, q)
         H /= eta
         H[np.diag_indices_from(H)] += 1 / (2 * P)
         d = -linalg.cho_solve(linalg.cho_factor(H), grad)
@@ -148,36 +151,12 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
 
 
 @lru_cache(maxsize=4)
-def _row_support(n: int, m: int, sampling: str) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of A (validated n, m, sampling): the first and last column index where
-    A >= MES_HESSIAN_DROP * the row's maximum."""
-    A = mixture_matrix(n, m, sampling)
-    keep = A >= MES_HESSIAN_DROP * A.max(axis=1, keepdims=True)
-    return keep.argmax(axis=1), A.shape[1] - 1 - keep[:, ::-1].argmax(axis=1)
-
-
-def _gram_blocks(n: int, m: int, sampling: str, obs) -> list[tuple[int, int, int, int]]:
-    """(row start, row stop, column start, column stop) of the blocks of A[:, obs] that carry
-    A^T diag(w) A (see :func:`mes`), in the column numbering of A[:, obs]."""
-    first, last = _row_support(n, m, sampling)
-    cols = np.flatnonzero(obs)
-    blocks = []
-    for lo in range(0, n, MES_HESSIAN_ROWS):
-        hi = min(n, lo + MES_HESSIAN_ROWS)
-        c0 = int(np.searchsorted(cols, first[lo:hi].min()))
-        c1 = int(np.searchsorted(cols, last[lo:hi].max(), side="right"))
-        if c1 > c0:
-            blocks.append((lo, hi, c0, c1))
-    return blocks
-
-
-def _weighted_gram(A, sqrt_w, blocks) -> np.ndarray:
-    """A^T diag(w) A summed over ``blocks`` (see :func:`_gram_blocks`)."""
-    G = np.zeros((A.shape[1], A.shape[1]))
-    for lo, hi, c0, c1 in blocks:
-        B = A[lo:hi, c0:c1] * sqrt_w[lo:hi, None]
-        G[c0:c1, c0:c1] += B.T @ B
-    return G
+def _hessian_band(n: int, m: int, sampling: str) -> tuple[tuple[int, int, int, int], ...]:
+    """The blocks of A (validated n, m, sampling) that carry MES's Hessian A^T diag(pi) A:
+    ``MES_HESSIAN_ROWS`` rows each, over the columns where a row of the block has
+    A >= ``MES_HESSIAN_DROP`` times the row's maximum."""
+    return tuple(band_blocks(mixture_matrix(n, m, sampling), MES_HESSIAN_DROP,
+                             MES_HESSIAN_ROWS, relative=True))
 
 
 def mes_kkt_residual(pi, hist, n: int, m: int, sampling: str = "binomial",
