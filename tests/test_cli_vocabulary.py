@@ -100,3 +100,49 @@ def test_a_contradicting_sampling_law_is_refused_by_every_command(capsys, rank_f
         code, _, err = run_cli(capsys, *argv, "--sampling", "binomial")
         assert code == 2 and "ranks were drawn hypergeometric, but --sampling is binomial" \
             in err and err.count("\n") == 1, (argv, err)
+
+
+def test_every_option_is_the_keyword_of_the_library_function_it_goes_to():
+    """Each option's dest is a parameter (or, comma-separated, the plural parameter) of a
+    function its command calls, read from the signatures; the exceptions are few, each with
+    its reason, none stale (an exception whose option has become a keyword is refused)."""
+    import inspect
+
+    from sampled_metrics.cli.vocabulary import CALLS, EXCEPTIONS, _function, vocabulary
+    rows = vocabulary()
+    assert {row.command for row in rows} == set(COMMANDS) == set(CALLS)
+    unmatched = [row for row in rows if row.keyword is None and not row.reason]
+    assert not unmatched, unmatched
+    used = set()
+    for command, sub in COMMANDS.items():
+        params = {p for path in CALLS[command]
+                  for p in inspect.signature(_function(path)).parameters}
+        for action in sub._actions:
+            key = next((k for k in ((command, action.dest), ("*", action.dest))
+                        if k in EXCEPTIONS), None)
+            if key is None:
+                continue
+            used.add(key)
+            assert action.dest not in params, (command, action.dest)
+            keyword = EXCEPTIONS[key][0]
+            assert keyword is None or keyword in params, (command, action.dest, keyword)
+    assert used == set(EXCEPTIONS), set(EXCEPTIONS) - used
+    assert len(EXCEPTIONS) <= 25
+
+
+def test_renamed_keywords_are_gone():
+    """The library's old names of the command line's ideas, renamed without an alias."""
+    import inspect
+
+    import sampled_metrics as sm
+    from sampled_metrics.compare.paired import compare_positives
+    from sampled_metrics.intervals.table import correct_positions
+    for function, old, new in ((correct_positions, "max_m", "thin_to"),
+                               (compare_positives, "max_m", "thin_to"),
+                               (sm.results_table, "max_m", "thin_to"),
+                               (sm.results_table, "method", "verdict_method"),
+                               (sm.compare_ranks, "paired", "pairing"),
+                               (sm.required_sample_size, "target", "target_bias"),
+                               (sm.bound_full_metric, "target", "metric")):
+        params = inspect.signature(function).parameters
+        assert old not in params and new in params, (function.__name__, old)

@@ -69,7 +69,8 @@ def test_paired_interval_is_narrower_with_shared_negatives_and_unpaired_wider():
         _, _, sa, sb = draw_pairs(rng, 4000, pa, pb, shared, rho=1.0)
         for paired in (True, False):
             f = compare_ranks({"A": sa, "B": sb}, N, M, ["recall@10"], ["sampled"],
-                              paired=paired, plugin=None, seed=1)
+                              pairing="paired" if paired else "unpaired", plugin=None,
+                              seed=1)
             widths[shared, paired] = float(f.ci_high[0] - f.ci_low[0])
     assert widths[True, True] < widths[False, True] < widths[False, False]
     assert widths[True, True] < widths[True, False]
@@ -209,7 +210,8 @@ def test_bad_inputs_get_one_line_errors(kwargs, message):
 def test_unpaired_accepts_different_user_counts():
     rng = np.random.default_rng(0)
     f = compare_ranks({"A": rng.integers(1, M + 2, 300), "B": rng.integers(1, M + 2, 200)},
-                      N, M, ["recall@10"], ["sampled"], paired=False, plugin=None)
+                      N, M, ["recall@10"], ["sampled"], pairing="unpaired",
+                      plugin=None)
     assert len(f) == 1 and f.ci_low[0] < f.difference[0] < f.ci_high[0]
     assert parse_metric("recall@10").name == f.metric[0]
 

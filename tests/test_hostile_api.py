@@ -47,12 +47,12 @@ def _compare(sampled=None, n=N, m=M, metrics=("recall@10",), methods=("sampled",
                          **{"bootstrap": 40, "plugin": None, **kw})
 
 
-def _bound(observed="hr@10=0.730", n=1000, m=100, target="recall@10", **kw):
-    return bound_full_metric(observed, n, m, target, **kw)
+def _bound(observed="hr@10=0.730", n=1000, m=100, metric="recall@10", **kw):
+    return bound_full_metric(observed, n, m, metric=metric, **kw)
 
 
-def _plan(metric="recall@10", n=1000, target=0.05, **kw):
-    return required_sample_size(metric, n, target, **kw)
+def _plan(metric="recall@10", n=1000, target_bias=0.05, **kw):
+    return required_sample_size(metric, n, target_bias=target_bias, **kw)
 
 
 def _scores(scores=SCORES, n_nonrelevant=3000, evaluator="sasrec", **kw):
@@ -406,8 +406,10 @@ API_CASES = [
     ("compare huge n", lambda: _compare(n=10 ** 12), VE, "would need"),
     ("compare m = n", lambda: _compare(n=M), VE, "need n > m"),
     ("compare plugin", lambda: _compare(plugin="mle"), VE, "unknown plug-in estimator 'mle'"),
-    ("compare paired str", lambda: _compare(paired="no"), VE,
-     "paired must be True or False, got 'no'"),
+    ("compare pairing", lambda: _compare(pairing="no"), VE,
+     "unknown pairing 'no'; expected one of paired, unpaired"),
+    ("compare pairing bool", lambda: _compare(pairing=False), VE,
+     "unknown pairing False; expected one of paired, unpaired"),
     ("compare estimator_bootstrap -1", lambda: _compare(methods=["mle"],
                                                         estimator_bootstrap=-1), VE,
      "estimator_bootstrap must be >= 0, got -1"),
@@ -439,8 +441,8 @@ API_CASES = [
     ("bound observed no =", lambda: _bound("hr@10"), VE, "'hr@10': expected metric=value"),
     ("bound observed word", lambda: _bound("hr@10=high"), VE, "expected a number, got 'high'"),
     ("bound observed metric", lambda: _bound("hrr@10=0.7"), VE, "unknown metric 'hrr@10'"),
-    ("bound target None", lambda: _bound(target=None), VE, "metric name must be a string"),
-    ("bound target comma", lambda: _bound(target="recall@10,ndcg@10"), VE,
+    ("bound metric None", lambda: _bound(metric=None), VE, "metric name must be a string"),
+    ("bound metric comma", lambda: _bound(metric="recall@10,ndcg@10"), VE,
      "unknown metric 'recall@10,ndcg@10'"),
     ("bound n 1000.5", lambda: _bound(n=1000.5), VE,
      "n (number of items) must be an integer, got 1000.5"),
@@ -570,7 +572,7 @@ for label, call, keyword, what, name in (
         (None, f"{what}s must be a name or a list of names, got None"),
         ((name, name), f"{what} '{name}' is given twice"),
         (f"{name},{name.upper()}", f"{what} '{name.upper()}' is given twice (also as '{name}')")])
-API_CASES += _each("plan", _plan, "target", [
+API_CASES += _each("plan", _plan, "target_bias", [
     (0, "target bias must be positive, got 0"), (-0.1, "target bias must be positive"),
     (float("nan"), "target bias must be positive, got nan"),
     ("0.01", "target bias must be a number, got '0.01'"),
@@ -632,9 +634,9 @@ ACCEPTED = [
     ("compare estimators alone", lambda: _compare(methods=["mle"], estimator_bootstrap=5)),
     ("compare a seed for rng", lambda: _compare(rng=3)),
     ("bound shape none", lambda: _bound(shape="None")),
-    ("bound alias target", lambda: _bound(target="hr@10")),
+    ("bound alias metric", lambda: _bound(metric="hr@10")),
     ("plan none", lambda: _plan(correction="none")),
-    ("plan inf target", lambda: _plan(target=float("inf"))),
+    ("plan inf target_bias", lambda: _plan(target_bias=float("inf"))),
     ("draw integral float m", lambda: draw_sampled_ranks([5], 10, 3.0, rng=0)),
     ("draw size", lambda: draw_sampled_ranks([5, 6], 10, 3, rng=0, size=(3, 2))),
     ("draw generator", lambda: draw_sampled_ranks([5], 10, 3, rng=np.random.default_rng(0))),

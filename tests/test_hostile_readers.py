@@ -411,7 +411,7 @@ FRAME_CASES = [
     ("more negatives than the pool", _set(3, "n_nonrelevant", 50),
      [("sampling", "hypergeometric")],
      ["the positions frame row 3: user u103: n_negatives 99 above n_nonrelevant 50"]),
-    ("max_m 0", lambda: _frame(), [("max_m", 0)], ["max_m must be >= 1, got 0"]),
+    ("thin_to 0", lambda: _frame(), [("thin_to", 0)], ["thin_to must be >= 1, got 0"]),
     ("a correction twice", lambda: _frame(), [("corrections", ["cls", "CLS"])],
      ["correction 'CLS' is given twice"]),
     ("a metric twice", lambda: _frame(), [("metrics", "hit@10,hr@10")],

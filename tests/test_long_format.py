@@ -165,8 +165,8 @@ def test_a_metric_named_twice_and_a_thinned_size_below_one_are_refused(tmp_path,
     for size in ("0", "-3"):
         code, _, err = run_cli(capsys, "correct", "--ranks", str(path), "--thin-to", size)
         assert code == 2 and f"--thin-to must be >= 1, got {size}" in err, err
-    with pytest.raises(ValueError, match="max_m must be >= 1, got 0"):
-        correct_positions(path, "recall@10", ["cls"], max_m=0)
+    with pytest.raises(ValueError, match="thin_to must be >= 1, got 0"):
+        correct_positions(path, "recall@10", ["cls"], thin_to=0)
 
 
 def test_one_rule_for_an_evaluator_and_a_sampling_law_in_the_library():

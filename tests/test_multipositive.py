@@ -28,7 +28,7 @@ def test_one_positive_identity(sampling):
             want = [apply_correction(correction(metric, n + 1, m, c,
                                                 sampling=sampling), [q])[0]
                     for n, m, q in zip(N, M, p)]
-            # bit-identical: with one positive and M_u < max_m each user's vector comes from
+            # bit-identical: with one positive and M_u < thin_to each user's vector comes from
             # the same calls in the same order (rank_law_moments of the one metric column at
             # n, m, then correction_array; few distinct n per m, so exact per n, no grid),
             # the shift a = 0 adds 0.0 and multiplies by 1.0, and the user's sum of one term
@@ -98,15 +98,15 @@ def test_expected_corrected_metric_shared_negatives(sampling):
 
 
 def test_thinned_correction_has_the_thinned_expectation():
-    """M > max_m: the Rao-Blackwellised thinning has the expectation of M^ at m' = max_m."""
+    """M > thin_to: the Rao-Blackwellised thinning has the expectation of M^ at m' = thin_to."""
     rng = np.random.default_rng(4)
-    N, M, max_m, repeats = 500, 150, 30, 4000
+    N, M, thin_to, repeats = 500, 150, 30, 4000
     x = [0, 5, 40]
     pos = _simulate(x, N, M, repeats, rng)
     for metric, method in [("recall@10", "cls"), ("ndcg@10", "bv_0.1")]:
         got = correct_multi_positive(metric, pos, np.full(repeats, N), np.full(repeats, M),
-                                     method, max_m=max_m)
-        want, _ = _expected_termwise(metric, x, N, M, method, "binomial", m_used=max_m)
+                                     method, thin_to=thin_to)
+        want, _ = _expected_termwise(metric, x, N, M, method, "binomial", m_used=thin_to)
         se = got.std(ddof=1) / np.sqrt(repeats)
         assert abs(got.mean() - want) <= 4 * se, (metric, method, got.mean(), want, se)
 

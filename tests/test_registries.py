@@ -72,6 +72,8 @@ def _resolvers():
     dict and read through resolve_name. The function gives the same for every spelling of a
     name (None: it cannot run here, only its refusal is checked)."""
     from sampled_metrics.bounds import bound_full_metric
+    from sampled_metrics.compare.paired import compare_ranks
+    from sampled_metrics.registry import PAIRINGS
     from sampled_metrics.corrections.lookup import N_MODES, n_for_users
     from sampled_metrics.corrections.planning import CRITERIA, bias_at
     from sampled_metrics.datasets import LAYOUTS, get_format, read_movielens
@@ -94,6 +96,10 @@ def _resolvers():
         ("shape", lambda x: bound_full_metric("hr@10=0.5", 200, 20, "recall@10", shape=x),
          ["none", "non-increasing"]),
         ("protocol", check_protocol, list(PROTOCOLS)),
+        ("pairing", lambda x: compare_ranks({"A": [1, 2, 3, 4] * 10, "B": [2, 1, 4, 3] * 10}, 50,
+                                            4, ["recall@2"], ["sampled"], pairing=x,
+                                            bootstrap=40, plugin=None).values.tolist(),
+         list(PAIRINGS)),
         ("n_mode", lambda x: n_for_users([5, 7], x, 9).tolist(), list(N_MODES)),
         ("bias criterion", lambda x: bias_at("recall@10", 60, 10, criterion=x), list(CRITERIA)),
         ("WMLE reading", check_reading, list(WMLE_READINGS)),

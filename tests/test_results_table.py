@@ -362,8 +362,8 @@ def test_table_repeats_is_the_table_of_each_repeat_scored_against_the_exact_orde
     with threadpool_limits(1):
         pairs, models = table_repeats(files, M, METRICS, variants, seed=5, bootstrap=400)
         again = results_table({k: f.sampled_ranks(M, 2) for k, f in files.items()}, METRICS,
-                              ["sampled"], n=N, m=M, method="sampled", familywise="holm",
-                              seed=5 + 2, bootstrap=400)
+                              ["sampled"], n=N, m=M, verdict_method="sampled",
+                              familywise="holm", seed=5 + 2, bootstrap=400)
     mine = pairs[(pairs.repeat == 2) & (pairs.method == "sampled")].reset_index(drop=True)
     assert mine[list(again.pairs.columns)].equals(again.pairs)
     exact = {(k, x): parse_metric(x).mean(f.exact, f.n_u) for k, f in files.items()

@@ -271,21 +271,22 @@ def _check_size(n: int, m: int, observed: int, targets: int, evaluator) -> None:
         check_law_matrix_size(n, m)
 
 
-def bound_full_metrics(observed, n: int, m: int | None, targets, sampling: str | None = None,
+def bound_full_metrics(observed, n: int, m: int | None, metrics, sampling: str | None = None,
                        tolerance=None, shape: str | None = None, users: int | None = None,
                        level: float = 0.95, evaluator: str | None = None
                        ) -> list[tuple[str, float, float]]:
-    """:func:`bound_full_metric` for several targets sharing one set of constraints.
+    """:func:`bound_full_metric` for several full-ranking metrics sharing one set of
+    constraints.
 
     Returns
     -------
-    list of (target name, low, high), in the order of ``targets``.
+    list of (metric name, low, high), in the order of ``metrics``.
     """
     return design_bounds(resolve_evaluator(evaluator, sampling=sampling, m=m, long=None),
-                         observed, n, targets, tolerance, shape, users, level)
+                         observed, n, metrics, tolerance, shape, users, level)
 
 
-def design_bounds(design: EvaluatorDesign, observed, n: int, targets, tolerance=None,
+def design_bounds(design: EvaluatorDesign, observed, n: int, metrics, tolerance=None,
                   shape: str | None = None, users: int | None = None, level: float = 0.95
                   ) -> list[tuple[str, float, float]]:
     """:func:`bound_full_metrics` under a design already resolved
@@ -316,8 +317,8 @@ def design_bounds(design: EvaluatorDesign, observed, n: int, targets, tolerance=
     shape = _check_shape(shape)
     level = check_level("level", level)
     obs = parse_observed(observed)
-    target_list = [parse_metric(t) for t in ([targets] if isinstance(targets, (str, Metric))
-                                             else targets)]
+    target_list = [parse_metric(t) for t in ([metrics] if isinstance(metrics, (str, Metric))
+                                             else metrics)]
     if not target_list:
         raise ValueError("no target metric given")
     _check_size(n, m, len(obs), len(target_list), evaluator)
@@ -352,11 +353,11 @@ def _raise_infeasible(obs, A, lo, hi, tol, n, shape):
         f"{'it' if len(texts) == 1 else 'them all'}", texts)
 
 
-def bound_full_metric(observed, n: int, m: int | None, target, sampling: str | None = None,
+def bound_full_metric(observed, n: int, m: int | None, metric, sampling: str | None = None,
                       tolerance=None, shape: str | None = None, users: int | None = None,
                       level: float = 0.95, evaluator: str | None = None
                       ) -> tuple[float, float]:
-    """Interval of full-ranking values of ``target`` consistent with published sampled values.
+    """Interval of full-ranking values of ``metric`` consistent with published sampled values.
 
     low, high = min, max over rank distributions P on 1..n of sum_r P(r) T(r), subject to
     |sum_r P(r) E[M_j(r~) | r] - S_j| <= tol_j for every observed (M_j, S_j) (see the module
@@ -373,7 +374,7 @@ def bound_full_metric(observed, n: int, m: int | None, target, sampling: str | N
         Number of items each held-out item is truly ranked among (true ranks 1..n).
     m : int
         Number of sampled irrelevant items per ranking (1 <= m < n).
-    target : str or Metric
+    metric : str or Metric
         Full-ranking metric to bound, e.g. ``'recall@10'``.
     sampling : {'binomial', 'hypergeometric'}, optional
         Sampled items drawn with or without replacement (default the evaluator's law, else
@@ -431,5 +432,5 @@ def bound_full_metric(observed, n: int, m: int | None, target, sampling: str | N
 ndcg@10=0.800 (+-0.0005) contradict each other: no distribution of true ranks over n=3706 items \
 gives them all
     """
-    return bound_full_metrics(observed, n, m, [target], sampling, tolerance, shape, users,
+    return bound_full_metrics(observed, n, m, [metric], sampling, tolerance, shape, users,
                               level, evaluator)[0][1:]

@@ -41,8 +41,8 @@ from typing import Callable
 
 __all__ = ["Entry", "Registry", "CORRECTIONS", "ESTIMATORS", "COMPARE_METHODS",
            "CORRECT_METHODS", "RECOMMENDED", "SAMPLING_LAWS", "DEFAULT_METRICS",
-           "DEFAULT_METHODS", "FAMILYWISE_METHODS", "name_list", "check_sampling", "resolve_name",
-           "unknown_name"]
+           "DEFAULT_METHODS", "FAMILYWISE_METHODS", "PAIRINGS", "name_list", "check_sampling",
+           "resolve_name", "unknown_name"]
 
 #: the metrics every command reports unless told otherwise
 DEFAULT_METRICS = ("recall@10", "ndcg@10", "ap")
@@ -325,3 +325,7 @@ CORRECT_METHODS = Registry("correction", [
 #: (:mod:`sampled_metrics.compare.familywise`; here so that the config check reads them
 #: without importing the comparison code)
 FAMILYWISE_METHODS = ("maxstat", "holm")
+#: how a comparison resamples its users, the default first: ``paired``, the same users in the
+#: same order resampled together; ``unpaired``, each recommender's users on their own
+#: (:func:`sampled_metrics.compare_ranks`, ``compare --pairing``)
+PAIRINGS = ("paired", "unpaired")

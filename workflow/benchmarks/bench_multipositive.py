@@ -2,7 +2,7 @@
 <= 10 s on 2 cores).
 
     python workflow/benchmarks/bench_multipositive.py [--users 100000] [--processes 2]
-        [--repeats 3] [--protocol per_positive|per_user] [--max-m 100]
+        [--repeats 3] [--protocol per_positive|per_user] [--thin-to 100]
 
 Synthetic ML-20M-shaped users: k_u positives, 1 + Geometric (mean 4, capped at 50);
 N_u non-relevant items in 17,491..26,725; per_positive: M_u = 100 k_u negatives drawn
@@ -51,19 +51,19 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--protocol", choices=("per_positive", "per_user"),
                         default="per_positive")
-    parser.add_argument("--max-m", type=int, default=100)
+    parser.add_argument("--thin-to", type=int, default=100)
     args = parser.parse_args(argv)
     user, position, N, M = synthetic_users(args.users, args.protocol)
     times = []
     for _ in range(args.repeats):
         start = time.perf_counter()
         table = PositiveTable.from_long(user, position, N, M, dense_users=True)
-        correct_positives(table, METRICS, CORRECTIONS, "binomial", max_m=args.max_m,
+        correct_positives(table, METRICS, CORRECTIONS, "binomial", thin_to=args.thin_to,
                           processes=args.processes)
         times.append(time.perf_counter() - start)
     seconds = statistics.median(times)
     print(json.dumps({"users": args.users, "positives": int(user.size),
-                      "protocol": args.protocol, "max_m": args.max_m,
+                      "protocol": args.protocol, "thin_to": args.thin_to,
                       "processes": args.processes, "distinct_n": int(np.unique(N).size),
                       "seconds_median": round(seconds, 2),
                       "seconds_all": [round(t, 2) for t in times],

@@ -3,8 +3,8 @@ metric (see ``--help``; the method is :mod:`sampled_metrics.bounds`)."""
 from __future__ import annotations
 
 from ..registry import name_list, resolve_name
-from .inputs import add_evaluator_option, add_format_option, add_metric_option, \
-    add_n_option, add_sampling_option, resolve_cli_evaluator
+from .inputs import add_evaluator_option, add_format_option, add_level_option, \
+    add_m_option, add_metric_option, add_n_option, add_sampling_option, resolve_cli_evaluator
 
 __all__ = ["add_parser", "run"]
 
@@ -27,8 +27,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("bound", help="full-ranking metric implied by published sampled values",
                        description=DESCRIPTION)
     add_n_option(p)
-    p.add_argument("--m", type=int, help="sampled irrelevant items per ranking (1 <= m < "
-                   "n); required unless --evaluator gives it")
+    add_m_option(p, "the --evaluator's own number; required without --evaluator")
     p.add_argument("--observed", required=True, help="published sampled values, "
                    "comma-separated metric=value, e.g. hr@10=0.730,ndcg@10=0.447 (fractions, "
                    "or percentages ending in %%)")
@@ -44,8 +43,7 @@ def add_parser(sub) -> None:
                    "(default: half a unit of its last printed digit)")
     p.add_argument("--users", type=int, help="number of users averaged: allow for the "
                    "sampled means' own noise")
-    p.add_argument("--level", type=float, default=0.95, help="with --users: simultaneous "
-                   "confidence level of the noise allowance (default %(default)s)")
+    add_level_option(p, "--users, to the noise allowance")
     add_format_option(p)
     p.set_defaults(func=run)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..registry import COMPARE_METHODS, DEFAULT_METHODS, name_list
+from ..registry import COMPARE_METHODS, DEFAULT_METHODS, PAIRINGS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
     check_rank_text, file_name, read_rank_files, read_sampled_ranks, CLI_NAMES, \
@@ -51,7 +51,7 @@ def add_parser(sub) -> None:
     add_method_option(p, COMPARE_METHODS, DEFAULT_METHODS["compare"])
     add_sample_options(p, "A and B")
     add_evaluator_option(p)
-    p.add_argument("--pairing", choices=("paired", "unpaired"), default="paired",
+    p.add_argument("--pairing", choices=PAIRINGS, default=PAIRINGS[0],
                    help="paired: the same users in the same order, negatives shared or "
                         "independent (default); unpaired: different users")
     p.add_argument("--repeats", help="with rank files: compare the first N repeats (or "
@@ -89,7 +89,7 @@ def run(args):
     metrics, methods = name_list(args.metric, "metric"), name_list(args.method, "method")
     options = dict(level=args.level, bootstrap=args.bootstrap,
                    estimator_bootstrap=args.estimator_bootstrap,
-                   paired=args.pairing == "paired")
+                   pairing=args.pairing)
     if args.repeats is not None:
         if args.repeat is not None:
             raise ValueError("give --repeat (one repeat) or --repeats (several), not both")

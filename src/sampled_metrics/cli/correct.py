@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..registry import CORRECT_METHODS, DEFAULT_METHODS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
     add_method_option, add_metric_option, add_sample_options, add_shape_option, \
+    add_thin_to_option, \
     apply_evaluator, check_bootstrap, \
     check_rank_text, file_name, read_rank_files, read_sampled_ranks, CLI_NAMES, \
     resolve_inputs
@@ -45,8 +46,7 @@ def add_parser(sub) -> None:
     add_sample_options(p)
     add_evaluator_option(p)
     add_bootstrap_options(p)
-    p.add_argument("--thin-to", type=int, help="long-format CSV: users with more than this "
-                   "many negatives get CLS/BV of a thinned list of this size (default 100)")
+    add_thin_to_option(p)
     add_shape_option(p)
     add_format_option(p)
     p.set_defaults(func=run, columns=["metric", "correction", "value", "std_error", "ci_low",
@@ -132,7 +132,7 @@ def _correct_long(args, kind: str):
     # the evaluator, the file's column included, is resolved into the law passed on
     table = correct_positions(long._replace(evaluator=None), metrics, corrections,
                               sampling=design.sampling, bootstrap=args.bootstrap,
-                              level=args.level, seed=args.seed, max_m=args.thin_to,
+                              level=args.level, seed=args.seed, thin_to=args.thin_to,
                               shape=args.shape)
     return table, design.evaluator
 

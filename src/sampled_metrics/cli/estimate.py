@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..registry import DEFAULT_METHODS, ESTIMATORS, name_list
 from .inputs import add_bootstrap_options, add_evaluator_option, add_format_option, \
-    add_method_option, add_metric_option, add_sample_options, apply_evaluator, check_bootstrap, \
+    add_method_option, add_metric_option, add_processes_option, add_sample_options, \
+    apply_evaluator, check_bootstrap, \
     check_processes, check_rank_text, file_name, read_rank_files, read_sampled_ranks, \
     resolve_inputs
 
@@ -39,8 +40,7 @@ def add_parser(sub) -> None:
     add_sample_options(e)
     add_evaluator_option(e)
     add_bootstrap_options(e, BOOTSTRAP, what=", each refitting the estimators")
-    e.add_argument("--processes", type=int, help="worker processes for the bootstrap "
-                   "(default: the CPUs available; the result does not depend on it)")
+    add_processes_option(e, "the bootstrap")
     add_format_option(e)
     e.set_defaults(func=run)
 

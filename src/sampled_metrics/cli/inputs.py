@@ -16,7 +16,8 @@ from ..registry import DEFAULT_METRICS, SAMPLING_LAWS
 
 __all__ = ["add_metric_option", "add_method_option", "add_sample_options", "add_shape_option",
            "add_bootstrap_options", "add_evaluator_option", "add_format_option",
-           "add_n_option", "add_sampling_option",
+           "add_n_option", "add_m_option", "add_sampling_option", "add_level_option",
+           "add_thin_to_option", "add_processes_option",
            "read_sampled_ranks", "read_rank_files", "file_m", "resolve_inputs", "check_bootstrap",
            "check_processes", "read_prior", "apply_evaluator", "resolve_cli_evaluator",
            "CLI_NAMES",
@@ -87,6 +88,13 @@ def add_n_option(p, default: str | None = None) -> None:
                         "1..n)" + (f"; default {default}" if default else ""))
 
 
+def add_m_option(p, default: str) -> None:
+    """``--m``, the one help text of every command (``default``: where it comes from when
+    not given)."""
+    p.add_argument("--m", type=int, help="number of sampled irrelevant items per evaluation "
+                   f"(1 <= m < n); default {default}")
+
+
 def add_sampling_option(p, default: str = "binomial") -> None:
     """``--sampling``, the one help text of every command (``default``: what it is when not
     given)."""
@@ -98,8 +106,7 @@ def add_sampling_option(p, default: str = "binomial") -> None:
 def add_sample_options(p, what: str = "--ranks") -> None:
     """``--n``, ``--m``, ``--sampling``, ``--column``, ``--repeat``: how the ranks arose."""
     add_n_option(p, f"with rank files (.npz): what {what} record")
-    p.add_argument("--m", type=int, help="number of sampled irrelevant items per evaluation "
-                   "(1 <= m < n); default with rank files: their only sample size")
+    add_m_option(p, "with rank files: their only sample size")
     add_sampling_option(p, "the law rank files record, else binomial")
     p.add_argument("--column", help="CSV column holding the sampled ranks")
     p.add_argument("--repeat", type=int, help="with rank files (.npz): which sampling repeat "
@@ -114,9 +121,29 @@ def add_bootstrap_options(p, bootstrap: int | None = DEFAULT_BOOTSTRAP, what: st
                    help=f"bootstrap draws over users{what} (default {default}; "
                         + ("0 = no interval; else " if none else "")
                         + "at least 2 / (1 - level), 40 at level 0.95)")
-    p.add_argument("--level", type=float, default=0.95,
-                   help="confidence level of every interval (default %(default)s)")
+    add_level_option(p)
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default %(default)s)")
+
+
+def add_level_option(p, applies: str | None = None) -> None:
+    """``--level``, the one help text of every command (``applies``: the option it applies
+    with, where it does not apply alone)."""
+    p.add_argument("--level", type=float, default=0.95,
+                   help="confidence level of every interval"
+                        + (f" (applies with {applies})" if applies else "")
+                        + "; default %(default)s")
+
+
+def add_thin_to_option(p) -> None:
+    """``--thin-to``: the thinned list's size of CLS and BV for the long format."""
+    p.add_argument("--thin-to", type=int, help="long-format CSV: users with more than this "
+                   "many negatives get CLS/BV of a thinned list of this size (default 100)")
+
+
+def add_processes_option(p, what: str) -> None:
+    """``--processes``: worker processes for ``what`` (results never depend on them)."""
+    p.add_argument("--processes", type=int, help=f"worker processes for {what} (default: "
+                   "the CPUs available; the result does not depend on it)")
 
 
 def add_format_option(p) -> None:

@@ -3,8 +3,8 @@ a target (see ``--help``; the method is :mod:`sampled_metrics.corrections.planni
 from __future__ import annotations
 
 from ..registry import CORRECTIONS, DEFAULT_METHODS, name_list
-from .inputs import add_format_option, add_method_option, add_metric_option, add_n_option, \
-    add_sampling_option, add_shape_option, read_prior
+from .inputs import add_format_option, add_level_option, add_method_option, \
+    add_metric_option, add_n_option, add_sampling_option, add_shape_option, read_prior
 
 __all__ = ["add_parser", "run"]
 
@@ -42,8 +42,7 @@ def add_parser(sub) -> None:
     p.add_argument("--pilot-m", type=int, help="--width: the pilot's number of negatives")
     p.add_argument("--users", type=int, help="--width: users of the planned evaluation "
                    "(default: as many as the prior's or the pilot's ranks)")
-    p.add_argument("--level", type=float, default=0.95,
-                   help="--width: the interval's level (default 0.95)")
+    add_level_option(p, "--width")
     add_shape_option(p)
     p.add_argument("--max-m", type=int, help="largest m considered (default n - 1)")
     add_sampling_option(p)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..registry import COMPARE_METHODS, CORRECTIONS, DEFAULT_METHODS, name_list
+from ..registry import COMPARE_METHODS, CORRECTIONS, DEFAULT_METHODS, FAMILYWISE_METHODS, \
+    name_list
 from .inputs import Rendered, add_bootstrap_options, add_evaluator_option, add_format_option, \
-    add_method_option, add_metric_option, add_sample_options, aligned, apply_evaluator, \
+    add_method_option, add_metric_option, add_processes_option, add_sample_options, \
+    add_thin_to_option, aligned, apply_evaluator, \
     check_processes, check_rank_text, file_name, read_rank_files, read_sampled_ranks, \
     resolve_inputs
 
@@ -45,7 +47,7 @@ def add_parser(sub) -> None:
     add_method_option(p, CORRECTIONS, DEFAULT_METHODS["correct"], extra="recommended, ")
     p.add_argument("--verdict-method", help="the method of the pairs' verdicts: "
                    f"{COMPARE_METHODS.choices()} but mle (default: bv_0.1)")
-    p.add_argument("--familywise", choices=("maxstat", "holm"), default="maxstat",
+    p.add_argument("--familywise", choices=FAMILYWISE_METHODS, default=FAMILYWISE_METHODS[0],
                    help="how the family-wise error over all pairs and metrics is held: "
                    "maxstat, the max-statistic paired bootstrap, or holm, Holm's step-down "
                    "(default %(default)s)")
@@ -54,10 +56,8 @@ def add_parser(sub) -> None:
     add_bootstrap_options(p, None, what=" (the models' intervals and the pairs')", none=False,
                           default="max(2000, 2 H S / (1 - level)) for H pairs x metrics, "
                                   "S = 2 where the verdicts' method has a bias term, else 1")
-    p.add_argument("--thin-to", type=int, help="long-format CSVs: users with more than this "
-                   "many negatives get CLS/BV of a thinned list of this size (default 100)")
-    p.add_argument("--processes", type=int, help="worker processes for the models' answers "
-                   "(default: the CPUs available; the result does not depend on it)")
+    add_thin_to_option(p)
+    add_processes_option(p, "the models' answers")
     p.add_argument("--pairs", action="store_true", help="print the pairs' verdicts (with "
                    "the level each is read at) instead of the models")
     add_format_option(p)
@@ -84,7 +84,7 @@ def run(args):
     # sampled ranks: the design --evaluator resolved to, taken as it is; the long format:
     # the name, resolved once with the files' evaluator column
     options = dict(sampling=args.sampling, evaluator=args.evaluator if long else design,
-                   method=args.verdict_method, familywise=args.familywise,
+                   verdict_method=args.verdict_method, familywise=args.familywise,
                    level=args.level, bootstrap=args.bootstrap, seed=args.seed,
                    processes=processes)
     if long:
@@ -107,7 +107,7 @@ def run(args):
         names = _names(args, paths, {})
         read = _read_long(paths)
         result = results_table(dict(zip(names, read)), metrics, methods,
-                               max_m=args.thin_to, **options)
+                               thin_to=args.thin_to, **options)
     else:
         if args.thin_to is not None:
             raise ValueError("--thin-to only applies to long-format CSVs of positives")

@@ -42,7 +42,7 @@ intervals); with independent draws the sampling noise of A and B is uncorrelated
 ranks and only the between-user covariance remains. The variance it estimates,
 Var_u(d_u) / U with d_u = M^(r~_{A,u}) - M^(r~_{B,u}), is that of D^ over a new draw of users
 *and* negatives; for the fixed users of the evaluation it is conservative (it adds the
-between-user variance of the exact differences). ``paired=False`` is for evaluations on
+between-user variance of the exact differences). ``pairing='unpaired'`` is for evaluations on
 different users (or in an unknown order): A and B are resampled independently, the variance
 is Var(A)/U_A + Var(B)/U_B.
 

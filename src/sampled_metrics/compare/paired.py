@@ -20,8 +20,8 @@ from ..evaluators.catalogue import resolve_evaluator
 from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
 from ..metrics import parse_metrics
-from ..multipositive.positives import DEFAULT_MAX_M, correct_positives
-from ..registry import COMPARE_METHODS, CORRECTIONS, name_list, resolve_name
+from ..multipositive.positives import DEFAULT_THIN_TO, correct_positives
+from ..registry import COMPARE_METHODS, CORRECTIONS, PAIRINGS, name_list, resolve_name
 from ..resampling import percentile_interval, resampled_counts, resampled_users
 from ..sampling import check_nm
 from ..seeds import as_generator, generator
@@ -209,7 +209,7 @@ def rank_draws(sampled: dict, n: int, m: int, metric_list, labels, sampling: str
 
 
 def positive_draws(tables: dict, metric_list, labels, sampling: str, *, bootstrap: int,
-                   seed: int, max_m: int = DEFAULT_MAX_M) -> PositiveDraws:
+                   seed: int, thin_to: int = DEFAULT_THIN_TO) -> PositiveDraws:
     """The per-user corrected values of checked long-format tables
     (:func:`~sampled_metrics.multipositive.correct_positives`) and the replicates' weights
     of the users (:class:`PositiveDraws`)."""
@@ -217,7 +217,7 @@ def positive_draws(tables: dict, metric_list, labels, sampling: str, *, bootstra
     U = tables[names[0]].k.size
     values = {}
     for name, table in tables.items():
-        per_user = correct_positives(table, metric_list, labels, sampling, max_m=max_m)
+        per_user = correct_positives(table, metric_list, labels, sampling, thin_to=thin_to)
         values[name] = np.array([[per_user[(x.name, label)] for label in labels]
                                  for x in metric_list])                   # (K, E, U)
     rng = generator(seed, "compare")
@@ -226,7 +226,7 @@ def positive_draws(tables: dict, metric_list, labels, sampling: str, *, bootstra
 
 
 def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
-                  sampling: str | None = None, paired: bool = True, level: float = 0.95,
+                  sampling: str | None = None, pairing: str = "paired", level: float = 0.95,
                   bootstrap: int = 1000, plugin: str | None = "mes",
                   estimator_bootstrap: int = 50, seed: int = 0, rng=None,
                   evaluator: str | None = None) -> pd.DataFrame:
@@ -235,7 +235,8 @@ def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
     Parameters
     ----------
     sampled : dict name -> int array (U,)
-        Sampled ranks r~ in 1..m+1 of the same users in the same order (``paired``).
+        Sampled ranks r~ in 1..m+1 of the same users in the same order (with
+        ``pairing='paired'``).
         Pairs are (first, second), (first, third), ... in the dict's order; D = a - b.
     n, m : int
         Items the true rank is taken among, sampled negatives per user (m may be None
@@ -249,8 +250,10 @@ def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
     sampling : {'binomial', 'hypergeometric'}, optional
         The law of the negatives: the evaluator's where ``evaluator`` is given (a
         contradicting one is refused), else default ``binomial``.
-    paired : bool
-        Resample the same users for all recommenders (default) or each independently.
+    pairing : {'paired', 'unpaired'}
+        ``paired`` (default): the same users in the same order, resampled together (the
+        negatives shared or drawn independently); ``unpaired``: different users, each
+        recommender's resampled on their own (:data:`~sampled_metrics.registry.PAIRINGS`).
     level : float in (0, 1)
         Confidence level of every interval (alpha = 1 - level).
     bootstrap : int >= 1
@@ -287,6 +290,7 @@ def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
     design = resolve_evaluator(evaluator, sampling=sampling, m=m, long=False)
     sampling = design.sampling
     n, m = check_nm(n, design.m, sampling)
+    paired = resolve_name("pairing", pairing, PAIRINGS) == "paired"
     sampled = check_sampled(sampled, m, paired)
     labels = parse_methods(methods)
     metric_list = parse_metrics(metrics, distinct=True)
@@ -316,7 +320,7 @@ def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
 
 def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomial",
                       level: float = 0.95, bootstrap: int = 1000, seed: int = 0,
-                      max_m: int = DEFAULT_MAX_M) -> pd.DataFrame:
+                      thin_to: int = DEFAULT_THIN_TO) -> pd.DataFrame:
     """Compare recommenders evaluated with several positives per user (the long format).
 
     Each user's corrected value v_u = normaliser(k_u) sum_i M^(p_i - a_i) is that of
@@ -339,7 +343,7 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
         ``bv_<gamma>``.
     sampling : {'binomial', 'hypergeometric'}
     level, bootstrap, seed : as for :func:`compare_ranks`.
-    max_m : int
+    thin_to : int
         As for :func:`sampled_metrics.multipositive.correct_positives`.
 
     Returns
@@ -356,7 +360,7 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
     check_interval_draws("bootstrap", bootstrap, level)
     check_positive_tables(tables)
     draws = positive_draws(tables, metric_list, labels, sampling, bootstrap=bootstrap,
-                           seed=seed, max_m=max_m)
+                           seed=seed, thin_to=thin_to)
     names = list(tables)
     rows = []
     for a, b in itertools.combinations(names, 2):

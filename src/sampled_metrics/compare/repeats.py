@@ -169,7 +169,8 @@ def _table_repeat(files, first, n, m, t, metric_list, variants, seed, options, p
     for method, familywise in variants:
         headline = RECOMMENDED if method in ESTIMATOR_METHODS + PRIOR_METHODS else method
         table = results_table(ranks, metric_list, [headline], n=n, m=m,
-                              sampling=first.sampling, method=method, familywise=familywise,
+                              sampling=first.sampling, verdict_method=method,
+                              familywise=familywise,
                               seed=seed + int(t), **options)
         keys = dict(repeat=int(t), method=method, familywise=familywise)
         pair_parts.append(table.pairs.assign(**keys))

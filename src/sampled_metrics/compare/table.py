@@ -22,7 +22,7 @@ from ..intervals.table import (DEFAULT_CORRECTIONS, correct, correct_positions,
 from ..metrics import parse_metrics
 from ..multipositive.longformat import LongPositions, check_pools, read_long, \
     resolve_long_evaluator
-from ..multipositive.positives import DEFAULT_MAX_M
+from ..multipositive.positives import DEFAULT_THIN_TO
 from ..parallel import map_items
 from ..registry import DEFAULT_METRICS, resolve_name
 from ..sampling import check_nm, check_sampling
@@ -78,9 +78,10 @@ class ResultsTable(NamedTuple):
 
 def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_CORRECTIONS,
                   *, n: int | None = None, m: int | None = None, sampling: str | None = None,
-                  evaluator: str | EvaluatorDesign | None = None, method: str | None = None,
+                  evaluator: str | EvaluatorDesign | None = None,
+                  verdict_method: str | None = None,
                   familywise: str = "maxstat", level: float = 0.95,
-                  bootstrap: int | None = None, seed: int = 0, max_m: int | None = None,
+                  bootstrap: int | None = None, seed: int = 0, thin_to: int | None = None,
                   processes: int = 1) -> ResultsTable:
     """The results table of k >= 2 recommenders evaluated on the same users.
 
@@ -91,7 +92,7 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     asked for, else the first) on the first metric, highest first, and lettered a, b, ...
     in that order. For every pair (a above b) and metric: the row of
     :func:`~sampled_metrics.compare.compare_ranks` (or ``compare_positives``) for the
-    verdicts' ``method``, from the same paired bootstrap over users, read at the level the
+    ``verdict_method``, from the same paired bootstrap over users, read at the level the
     family-wise procedure sets for it (:mod:`~sampled_metrics.compare.familywise`): D^ =
     (1/U) sum_u M^(r~_{a,u}) - M^(r~_{b,u}), [low, high] the hull of the percentile
     intervals of D^ and D^ - b^ at that level, ``a_better`` iff low > 0. Over the H = k (k - 1)
@@ -122,7 +123,7 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
         given must be its law). The long format's ``evaluator`` column counts as
         ``evaluator``: every input must name the same, and an ``evaluator`` given must be
         it.
-    method : str, optional
+    verdict_method : str, optional
         The verdicts' method (:data:`~sampled_metrics.registry.COMPARE_METHODS` but ``mle``,
         which refits): default :data:`VERDICT_METHODS`, the correction ``bv_0.1`` (with
         its estimated bias on the difference for sampled ranks; for the long format, whose
@@ -140,7 +141,7 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     seed : int
         Seed of both bootstraps (the pairs': ``seeds.generator(seed, 'compare')``, as
         ``compare_ranks``).
-    max_m : int, optional
+    thin_to : int, optional
         The long format: the thinned list's size of CLS / BV (default 100).
     processes : int
         Worker processes for the models' answers (same result for any number).
@@ -186,7 +187,7 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     headline = RECOMMENDED if RECOMMENDED in names_given else names_given[0]
     check_level("level", level)
     familywise = resolve_name("family-wise procedure", familywise, FAMILYWISE_METHODS)
-    label = _verdict_method(method, kind)
+    label = _verdict_method(verdict_method, kind)
     H = len(names) * (len(names) - 1) // 2 * len(metric_list)
     if bootstrap is None:
         # two statistics per comparison (D^ and D^ - b^) where the verdict has a bias term
@@ -214,7 +215,7 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
         values, sampling, evaluator = _read_long(values, sampling, evaluator,
                                                  RECOMMENDED in names_given)
         answers = map_items(_long_answer, list(values.items()), metric_list, names_given,
-                            sampling, options, max_m, processes=processes)
+                            sampling, options, thin_to, processes=processes)
     rows = {name: answer[0] for name, answer in zip(names, answers)}
     order = _order(rows, headline, metric_list[0].name, names)
     if kind == "ranks":
@@ -226,7 +227,7 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     else:
         draws = positive_draws({x: values[x].table for x in order}, metric_list, [label],
                                sampling, bootstrap=int(bootstrap), seed=seed,
-                               max_m=DEFAULT_MAX_M if max_m is None else max_m)
+                               thin_to=DEFAULT_THIN_TO if thin_to is None else thin_to)
     pairs = _pairs(draws, order, metric_list, label, level, familywise)
     letters = {x: _letter(i) for i, x in enumerate(order)}
     models = _models(rows, order, letters, pairs, headline)
@@ -283,11 +284,11 @@ def _rank_answer(item, n, m, metric_list, corrections, sampling, options):
     return table, pi
 
 
-def _long_answer(item, metric_list, corrections, sampling, options, max_m):
+def _long_answer(item, metric_list, corrections, sampling, options, thin_to):
     """One model's table of ``correct_positions`` (a worker's task)."""
     name, long = item
     return (correct_positions(long, [x.name for x in metric_list], corrections,
-                              sampling=sampling, max_m=max_m, **options), None)
+                              sampling=sampling, thin_to=thin_to, **options), None)
 
 
 def _read_long(values: dict, sampling, evaluator, recommended: bool):

@@ -72,14 +72,14 @@ class Plan:
     max_m: int
 
 
-def required_sample_size(metric, n: int, target: float, correction: str = "sampled",
+def required_sample_size(metric, n: int, target_bias: float, correction: str = "sampled",
                          sampling: str = "binomial", prior=None, criterion: str = "rms",
                          max_m: int | None = None, grid_points: int = 16,
                          rel_precision: float = 0.01,
                          callback: Callable[[int, float], None] | None = None) -> Plan:
     """The sample size m an evaluation needs for a target bias.
 
-    An m in 1..max_m (default n - 1) whose bias is at most ``target``: the smallest on a
+    An m in 1..max_m (default n - 1) whose bias is at most ``target_bias``: the smallest on a
     log grid of ``grid_points`` values, refined by bisection to ``rel_precision`` of m
     between the last grid value above the target and the first below it. It is the
     smallest such m when the bias decreases with m (the usual case; a corrected metric can
@@ -89,12 +89,13 @@ def required_sample_size(metric, n: int, target: float, correction: str = "sampl
 
     Examples
     --------
-    >>> plan = required_sample_size("recall@10", n=3706, target=0.05, correction="bv_0.1")
+    >>> plan = required_sample_size("recall@10", n=3706, target_bias=0.05,
+    ...                             correction="bv_0.1")
     >>> plan.m, round(plan.bias, 3)
     (8, 0.05)
     """
-    if not check_real("target bias", target) > 0:
-        raise ValueError(f"target bias must be positive, got {target}")
+    if not check_real("target bias", target_bias) > 0:
+        raise ValueError(f"target bias must be positive, got {target_bias}")
     label = correction_label(correction)
     metric_name = parse_metric(metric).name
     n, _ = check_nm(n, 1, sampling)
@@ -109,7 +110,7 @@ def required_sample_size(metric, n: int, target: float, correction: str = "sampl
 
     m, value = smallest_m(lambda m: bias_at(metric_name, n, m, label, sampling, prior,
                                             criterion),
-                          target, max_m, grid_points, rel_precision, callback)
+                          target_bias, max_m, grid_points, rel_precision, callback)
     return Plan(metric_name, label, m, value(max_m) if m is None else value(m), value(max_m),
                 max_m)
 

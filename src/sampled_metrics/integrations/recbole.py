@@ -57,7 +57,7 @@ from ..intervals.table import correction_names
 from ..metrics import parse_metrics
 from ..multipositive.longformat import (DRAW_COLUMNS, POSITION_COLUMNS, read_positions,
                                         summarise_long)
-from ..multipositive.positives import DEFAULT_MAX_M, multi_positive_metric
+from ..multipositive.positives import DEFAULT_THIN_TO, multi_positive_metric
 from ..sampling import expected_sampled_metric
 
 __all__ = ["capture", "Capture", "Evaluation", "law_expectations"]
@@ -247,7 +247,7 @@ class Capture:
 
     def correct(self, metrics, corrections=DEFAULT_CORRECTIONS, evaluation: int = -1,
                 *, bootstrap: int = 1000, level: float = 0.95, seed: int = 0,
-                max_m: int = DEFAULT_MAX_M) -> pd.DataFrame:
+                thin_to: int = DEFAULT_THIN_TO) -> pd.DataFrame:
         """Corrected metrics of one captured evaluation, the table of
         :func:`sampled_metrics.correct` (``metric, correction, value, std_error, ci_low,
         ci_high, covers, users``), plus ``law`` (the sampling law used: ``hypergeometric``
@@ -271,7 +271,7 @@ class Capture:
         else:
             frame = correct_positions(self.frame(evaluation), metrics, corrections,
                                       sampling="hypergeometric", bootstrap=bootstrap,
-                                      level=level, seed=seed, max_m=max_m)
+                                      level=level, seed=seed, thin_to=thin_to)
         frame["law"] = LAWS[ev.distribution]
         return frame
 

@@ -124,7 +124,7 @@ def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_C
 
 def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
                       sampling: str | None = None, bootstrap: int = 1000, level: float = 0.95,
-                      seed: int = 0, max_m: int | None = None, evaluator: str | None = None,
+                      seed: int = 0, thin_to: int | None = None, evaluator: str | None = None,
                       shape: str = "non-increasing") -> pd.DataFrame:
     """:func:`correct` of the long format of positions (a CSV, a DataFrame with columns
     ``user, position, n_nonrelevant, n_negatives`` or what
@@ -132,7 +132,7 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     takes each user's own n_u = N_u + 1 and m_u = M_u and its several positives (each at its
     rank among the user's negatives, position minus the positives above it); the
     corrections are those of :func:`~sampled_metrics.multipositive.longformat.summarise_long`
-    (``max_m``: the thinned list's size, default 100). The evaluator is ``evaluator`` or
+    (``thin_to``: the thinned list's size, default 100). The evaluator is ``evaluator`` or
     the one the input's ``evaluator`` column names (both: they must agree); it sets
     ``sampling`` (a contradicting one is refused), whose default is otherwise
     ``binomial``. ``shape``: as in :func:`correct` (the users' best positives take it).
@@ -154,8 +154,8 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
     recommended = [is_recommended(x) for x in names]
     check_distinct("correction", [RECOMMENDED if rec else correction_label(x)
                                   for x, rec in zip(names, recommended)], names)
-    if max_m is not None:
-        check_integer("max_m", max_m, 1)
+    if thin_to is not None:
+        check_integer("thin_to", thin_to, 1)
     shape = _check_shape(shape, any(recommended))
     long = read_long(path)
     sampling = resolve_long_evaluator(evaluator, long.evaluator, long,
@@ -172,7 +172,7 @@ def correct_positions(path, metrics, corrections=DEFAULT_CORRECTIONS, *,
                                     shape=shape, user=table.user,
                                     above=table.above).set_index("metric")
     frame = (summarise_long("positions", path, metrics, others, sampling, bootstrap, level,
-                            seed, max_m, table=table) if others else None)
+                            seed, thin_to, table=table) if others else None)
     for metric in metrics:
         if best is not None:
             rows.append(_recommended_row(metric.name, best.loc[metric.name],

@@ -47,7 +47,7 @@ share the M negatives (their sampled ranks are positively correlated).
 
 Large M. The moment-based corrections (``minimal_bias``, ``cls``, ``bv``) solve systems of
 size M + 1 per (N, M); RecBole's ``uni100`` gives M = 100 k_u, thousands for heavy users.
-For M > ``max_m`` they are applied at m' = ``max_m`` to the *thinned* count: a uniform
+For M > ``thin_to`` they are applied at m' = ``thin_to`` to the *thinned* count: a uniform
 m'-subset of the M draws is itself a sample of m' draws under the same law (binomial or
 hypergeometric), so y' | y ~ Hypergeom(M, y, m') and y' | x follows the one-item law at m'.
 The correction used is its Rao-Blackwell average over the thinning,
@@ -72,8 +72,8 @@ Modules (the names of ``positives`` are importable from this package):
 ``holdout``     the random holdout split (a share of each user's items as test positives)
 """
 from .shifted import ShiftedMetric
-from .positives import (DEFAULT_MAX_M, PositiveTable, correct_multi_positive, correct_positives,
+from .positives import (DEFAULT_THIN_TO, PositiveTable, correct_multi_positive, correct_positives,
                         multi_positive_metric, per_user_metric)
 
 __all__ = ["ShiftedMetric", "PositiveTable", "correct_multi_positive", "correct_positives",
-           "multi_positive_metric", "per_user_metric", "DEFAULT_MAX_M"]
+           "multi_positive_metric", "per_user_metric", "DEFAULT_THIN_TO"]

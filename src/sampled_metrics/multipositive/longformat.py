@@ -49,7 +49,7 @@ from ..resampling import bootstrap_means, percentile_interval
 from ..sampling import check_sampling
 from ..textfile import EXACT, Column, read_columns
 from ..textfile.text import show, split_header, strip_bom
-from .positives import DEFAULT_MAX_M, PositiveTable, RowError, correct_positives
+from .positives import DEFAULT_THIN_TO, PositiveTable, RowError, correct_positives
 from .weighted import weighted_corrected_metric, weighted_rank_estimate
 
 __all__ = ["POSITION_COLUMNS", "DRAW_COLUMNS", "EVALUATOR_COLUMN", "LongPositions",
@@ -384,7 +384,7 @@ def read_draws(path) -> tuple[PositiveTable, np.ndarray]:
 
 def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
                    bootstrap: int = 1000, level: float = 0.95, seed: int = 0,
-                   max_m: int | None = None, *, table: PositiveTable | None = None
+                   thin_to: int | None = None, *, table: PositiveTable | None = None
                    ) -> pd.DataFrame:
     """Per metric x correction of a file or DataFrame ``path`` in the format ``kind``
     ('positions' or 'draws', see :func:`long_format`): mean over users, its standard error
@@ -392,7 +392,7 @@ def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
     ``correct`` command). ``table``: the positions already read from ``path``."""
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     metrics = parse_metrics(metrics, distinct=True)
-    max_m = DEFAULT_MAX_M if max_m is None else check_integer("max_m", max_m, 1)
+    thin_to = DEFAULT_THIN_TO if thin_to is None else check_integer("thin_to", thin_to, 1)
     corrections = list(corrections)
     if kind == "draws":
         table, estimate = read_draws(path)
@@ -412,7 +412,7 @@ def summarise_long(kind, path, metrics, corrections, sampling: str = "binomial",
         table = read_positions(path) if table is None else table
         labels = [correction_label(x) for x in corrections]
         columns = correct_positives(table, metrics, labels, sampling,
-                                   max_m=max_m)
+                                   thin_to=thin_to)
         columns = {(metric.name, label): columns[(metric.name, label)]
                    for metric in metrics for label in labels}
     else:

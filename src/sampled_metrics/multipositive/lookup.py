@@ -3,7 +3,7 @@
 :func:`moment_terms` gives, for every positive of a
 :class:`~sampled_metrics.multipositive.PositiveTable`, M^_{W_a; N + 1, m'}(r~) for each
 metric and correction: positives are grouped by the sample size m' the corrections use
-(M_u, or the thinned ``max_m``), each group's shifted metric columns (one per a < K) are
+(M_u, or the thinned ``thin_to``), each group's shifted metric columns (one per a < K) are
 corrected for all its distinct n = N_u + 1 at once by :class:`VectorTable`, and the
 thinning kernel (module docstring of :mod:`sampled_metrics.multipositive`) is applied.
 """
@@ -135,11 +135,11 @@ def thinning_kernel(y, M, mq: int) -> np.ndarray:
     return kernel, inverse.reshape(-1)
 
 
-def moment_terms(table, metrics, parsed, s, N, M, sampling, max_m, processes) -> np.ndarray:
+def moment_terms(table, metrics, parsed, s, N, M, sampling, thin_to, processes) -> np.ndarray:
     """Per-positive corrected terms (K, E, P) of the moment-based corrections ``parsed``
     (module docstring); s = sampled rank 1 + y, N and M per positive."""
     terms = np.zeros((len(metrics), len(parsed), s.size))
-    m_eff = np.minimum(M, max_m)
+    m_eff = np.minimum(M, thin_to)
     if sampling == "binomial":        # n = N + 1 > m needed; thinning to m' <= N is exact
         m_eff = np.minimum(m_eff, N)
     for mq in np.unique(m_eff):

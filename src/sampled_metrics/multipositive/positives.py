@@ -15,10 +15,10 @@ from .lookup import moment_terms
 from .shifted import FIRST_ONLY, ShiftedMetric, shifted_term as _term
 
 __all__ = ["ShiftedMetric", "PositiveTable", "RowError", "correct_multi_positive", "correct_positives",
-           "multi_positive_metric", "per_user_metric", "positive_normaliser", "DEFAULT_MAX_M"]
+           "multi_positive_metric", "per_user_metric", "positive_normaliser", "DEFAULT_THIN_TO"]
 
 #: Sample size above which moment-based corrections use the thinned count (module docstring).
-DEFAULT_MAX_M = 100
+DEFAULT_THIN_TO = 100
 
 
 def _integers(values, what: str) -> np.ndarray:
@@ -202,7 +202,7 @@ def multi_positive_metric(metric, positions, n_nonrelevant) -> np.ndarray:
 
 def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, correction: str,
                            gamma: float | None = None, sampling: str = "binomial", *,
-                           max_m: int = DEFAULT_MAX_M, processes: int = 1) -> np.ndarray:
+                           thin_to: int = DEFAULT_THIN_TO, processes: int = 1) -> np.ndarray:
     """Corrected sampled metric of each user with several positives (module docstring).
 
     Parameters
@@ -225,8 +225,8 @@ def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, correc
         Law of y_i | x_i (:func:`sampled_metrics.multipositive.laws.correction_sampling`):
         binomial for draws with replacement, per user or per positive (RecBole uniXXX);
         hypergeometric for M distinct negatives per user.
-    max_m : int
-        Moment-based corrections for M_u > max_m use the thinned count (module docstring).
+    thin_to : int
+        Moment-based corrections for M_u > thin_to use the thinned count (module docstring).
     processes : int
         Worker processes of :func:`sampled_metrics.corrections.correction_lookup`.
 
@@ -234,26 +234,26 @@ def correct_multi_positive(metric, positions, n_nonrelevant, n_negatives, correc
     -------
     ndarray (U,)
         normaliser(k_u) sum_i M^_{W_{a_i}; N_u + 1, M_u}(p_i - a_i). With one positive per
-        user (and M_u <= max_m) it equals
+        user (and M_u <= thin_to) it equals
         ``apply_correction(correction(metric, N_u + 1, M_u, correction), p_u)``.
     """
     table = PositiveTable.from_lists(positions, n_nonrelevant, n_negatives)
     label = correction_label(correction, gamma)
     metric = parse_metric(metric)
-    return correct_positives(table, [metric], [label], sampling, max_m=max_m,
+    return correct_positives(table, [metric], [label], sampling, thin_to=thin_to,
                              processes=processes)[(metric.name, label)]
 
 
 def correct_positives(table: PositiveTable, metrics, corrections, sampling: str = "binomial",
-                      *, max_m: int = DEFAULT_MAX_M, processes: int = 1) -> dict:
+                      *, thin_to: int = DEFAULT_THIN_TO, processes: int = 1) -> dict:
     """Every metric x correction for a :class:`PositiveTable`, sharing the correction
     lookups.
 
     Returns a dict {(metric name, correction label): per-user values (U,)}.
     """
     sampling = check_sampling(sampling)
-    if isinstance(max_m, bool) or int(max_m) != max_m or max_m < 1:
-        raise ValueError(f"max_m must be a positive integer, got {max_m!r}")
+    if isinstance(thin_to, bool) or int(thin_to) != thin_to or thin_to < 1:
+        raise ValueError(f"thin_to must be a positive integer, got {thin_to!r}")
     metrics = [parse_metric(x) for x in metrics]
     parsed = [parse_correction(x) if isinstance(x, str) else parse_correction(*x)
               for x in corrections]
@@ -278,7 +278,7 @@ def correct_positives(table: PositiveTable, metrics, corrections, sampling: str 
               ("sampled", "rank_estimate")]
     if moment:
         terms = moment_terms(table, metrics, [p for p, _ in moment], s, N, M, sampling,
-                              int(max_m), processes)
+                              int(thin_to), processes)
         for k, metric in enumerate(metrics):
             for e, (_, label) in enumerate(moment):
                 out[(metric.name, label)] = per_user_metric(table, metric, terms[k, e])
