@@ -55,9 +55,9 @@ def half_vectors(problem, gamma=None):
     return 0.5 * sampled_vectors(problem)
 
 
-def flat_distribution(hist, n, m, sampling="binomial"):
-    """The toy estimator: the uniform P(R)."""
-    return np.full(n, 1.0 / n)
+def flat_distribution(hist, design):
+    """The toy estimator: the uniform P(R) over the design's n items."""
+    return np.full(design.n, 1.0 / design.n)
 
 
 @pytest.fixture

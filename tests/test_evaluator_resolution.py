@@ -15,7 +15,8 @@ from sampled_metrics.evaluators import catalogue
 from sampled_metrics.compare import compare_ranks
 from sampled_metrics.compare.table import results_table
 from sampled_metrics.estimators.table import estimate
-from sampled_metrics.evaluators.catalogue import EvaluatorDesign, resolve_evaluator
+from sampled_metrics.design import Design
+from sampled_metrics.evaluators.catalogue import resolve_evaluator
 from sampled_metrics.intervals import correct_positions
 from sampled_metrics.multipositive.longformat import resolve_long_evaluator
 
@@ -26,9 +27,9 @@ OBSERVED = "hr@10=0.8245,ndcg@10=0.5905"   # SASRec's published ML-1M values
 # --- the rule --------------------------------------------------------------------------
 
 def test_without_an_evaluator_the_design_is_what_was_given():
-    assert resolve_evaluator(None, long=False) == EvaluatorDesign(None, "binomial", None)
+    assert resolve_evaluator(None, long=False) == Design(None, None, "binomial")
     assert (resolve_evaluator(None, sampling="Hypergeometric", m=7, long=None)
-            == EvaluatorDesign(None, "hypergeometric", 7))
+            == Design(None, 7, "hypergeometric"))
 
 
 @pytest.mark.parametrize("name", [e.name for e in EVALUATORS.values() if e.sampling])
@@ -99,12 +100,12 @@ def test_the_long_format_holds_the_given_evaluator_against_its_column():
     """One rule for the long format: the evaluator given, else the column's; one naming
     the column's evaluator (in any case) accepted, another refused naming both as given."""
     elliot = EVALUATORS["elliot"]
-    assert resolve_long_evaluator(None, "elliot", "x.csv") == EvaluatorDesign(
-        elliot, elliot.sampling, None)
-    assert resolve_long_evaluator(" ELLIOT", "elliot", "x.csv") == EvaluatorDesign(
-        elliot, elliot.sampling, None)
-    assert resolve_long_evaluator(None, None, "x.csv") == EvaluatorDesign(None, "binomial",
-                                                                            None)
+    assert resolve_long_evaluator(None, "elliot", "x.csv") == Design(
+        None, None, elliot.sampling, elliot)
+    assert resolve_long_evaluator(" ELLIOT", "elliot", "x.csv") == Design(
+        None, None, elliot.sampling, elliot)
+    assert resolve_long_evaluator(None, None, "x.csv") == Design(None, None,
+                                                                   "binomial")
     with pytest.raises(ValueError) as err:
         resolve_long_evaluator("ReChorus", "elliot", "x.csv", names=("--sampling",
                                                                      "--evaluator"))

@@ -92,7 +92,7 @@ API_CASES = [
      "m (number of sampled items) must be an integer, got 2.5"),
     ("pmf sampling", lambda: rank_pmf([1], 10, 3, "Binomal"), VE,
      "unknown sampling law 'Binomal'; expected one of binomial, hypergeometric"),
-    ("pmf sampling None", lambda: rank_pmf([1], 10, 3, None), VE, "unknown sampling law None"),
+    ("pmf sampling ''", lambda: rank_pmf([1], 10, 3, ""), VE, "unknown sampling law ''"),
     ("pmf huge m", lambda: rank_pmf([1], 10 ** 12, 10 ** 9), VE,
      "m+1 = 1000000001 sampled ranks would need"),
     ("pmf huge r x m", lambda: rank_pmf(np.arange(1, 10 ** 6), 10 ** 7, 10 ** 5), VE,

@@ -16,6 +16,7 @@ LAYERS = [
     ("shared", {"checks", "atomic", "lazy", "logs", "seeds", "parallel", "textfile", "resampling",
                 "registry", "writers"}),
     ("law: metrics", {"metrics"}),
+    ("law: design", {"design"}),
     ("law: sampling", {"sampling"}),
     ("law: evaluators", {"evaluators"}),
     ("corrections", {"corrections"}),

@@ -11,9 +11,9 @@ from sampled_metrics.evaluation.negatives import check_sample_size
 from sampled_metrics.evaluation.rankfile import RankFile
 from sampled_metrics.metrics import parse_metric
 from sampled_metrics.multipositive import correct_multi_positive
-from sampled_metrics.sampling import (BAND_EPS, check_nm, draw_sampled_ranks,
-                                      expected_metric_matrix, expected_sampled_metric, rank_pmf,
-                                      rank_pmf_band)
+from sampled_metrics.design import check_nm
+from sampled_metrics.sampling import (BAND_EPS, draw_sampled_ranks, expected_metric_matrix,
+                                      expected_sampled_metric, rank_pmf, rank_pmf_band)
 
 LAWS = ["binomial", "hypergeometric"]
 

@@ -58,9 +58,10 @@ from .checks import check_allocation, check_integer, check_level, check_real
 from .estimators.histogram import check_law_matrix_size
 from .metrics import Metric, parse_metric
 from .registry import resolve_name
-from .evaluators.catalogue import EvaluatorDesign, resolve_evaluator
+from .design import Design
+from .evaluators.catalogue import resolve_evaluator
 from .evaluators.law import reported_rank_pmf
-from .sampling import check_nm, expected_metric_matrix, sampled_metric_weights
+from .sampling import expected_metric_matrix, sampled_metric_weights
 
 __all__ = ["SHAPES", "Observation", "InconsistentObservations", "parse_observed",
            "bound_full_metric", "bound_full_metrics", "design_bounds"]
@@ -208,18 +209,19 @@ def _tolerances(obs: list[Observation], tolerance, users, level) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def _columns(metrics: tuple, targets: tuple, n: int, m: int, sampling: str,
-             shape, evaluator=None) -> tuple[np.ndarray, np.ndarray]:
+def _columns(metrics: tuple, targets: tuple, design: Design, shape
+             ) -> tuple[np.ndarray, np.ndarray]:
     """(A, T): A[j, i] = a_j of column i, T[t, i] = target t of column i; a column is the
     point mass at rank i (no shape) or the uniform distribution on 1..i (non-increasing).
-    With ``evaluator`` (its entry), a_j is the expectation under the law of the rank it
+    With the design's evaluator, a_j is the expectation under the law of the rank it
     reports.
     Cached: they depend on the metrics, not on the observed values (read-only arrays)."""
-    if evaluator is None:
+    n, m = design.n, design.m
+    if design.evaluator is None:
         A = expected_metric_matrix([sampled_metric_weights(x, m) for x in metrics],
-                                   np.arange(1, n + 1), n, m, sampling)
+                                   np.arange(1, n + 1), design)
     else:
-        law = reported_rank_pmf(evaluator, n - 1, m)        # rows r = 1..n
+        law = reported_rank_pmf(design.evaluator, n - 1, m)        # rows r = 1..n
         A = np.stack([law @ sampled_metric_weights(x, m) for x in metrics])
     T = np.stack([t.weights(n) for t in targets])
     if shape == "non-increasing":
@@ -282,17 +284,17 @@ def bound_full_metrics(observed, n: int, m: int | None, metrics, sampling: str |
     -------
     list of (metric name, low, high), in the order of ``metrics``.
     """
-    return design_bounds(resolve_evaluator(evaluator, sampling=sampling, m=m, long=None),
-                         observed, n, metrics, tolerance, shape, users, level)
+    return design_bounds(resolve_evaluator(evaluator, sampling=sampling, m=m, long=None, n=n),
+                         observed, metrics, tolerance, shape, users, level)
 
 
-def design_bounds(design: EvaluatorDesign, observed, n: int, metrics, tolerance=None,
+def design_bounds(design: Design, observed, metrics, tolerance=None,
                   shape: str | None = None, users: int | None = None, level: float = 0.95
                   ) -> list[tuple[str, float, float]]:
     """:func:`bound_full_metrics` under a design already resolved
     (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator` with ``long=None``: the
-    law of the evaluator's draws, its m where none was given), as the command line resolves
-    ``--evaluator`` with its own options' names.
+    law of the evaluator's draws, its m where none was given; n and m both known), as the
+    command line resolves ``--evaluator`` with its own options' names.
 
     low / high = min / max over P of sum_r P(r) T(r) subject to |sum_r P(r) a_j(r) - S_j|
     <= tol_j, a_j(r) the expected sampled metric under the design's law (the evaluator's law
@@ -305,15 +307,15 @@ def design_bounds(design: EvaluatorDesign, observed, n: int, metrics, tolerance=
 
     >>> from sampled_metrics.evaluators.catalogue import resolve_evaluator
     >>> for name in ("sasrec", None):
-    ...     design = resolve_evaluator(name, m=100, long=None)
-    ...     [(t, low, high)] = design_bounds(design, "hr@10=0.8245,ndcg@10=0.5905", 3417,
+    ...     design = resolve_evaluator(name, m=100, long=None, n=3417)
+    ...     [(t, low, high)] = design_bounds(design, "hr@10=0.8245,ndcg@10=0.5905",
     ...                                      ["recall@10"], shape="non-increasing")
     ...     print(f"{t} {low:.3f} {high:.3f}")
     recall@10 0.104 0.446
     recall@10 0.103 0.441
     """
-    sampling, evaluator = design.sampling, design.evaluator
-    n, m = check_nm(n, design.m, sampling)
+    n, m = design.known().n, design.m
+    evaluator = design.evaluator
     shape = _check_shape(shape)
     level = check_level("level", level)
     obs = parse_observed(observed)
@@ -325,8 +327,7 @@ def design_bounds(design: EvaluatorDesign, observed, n: int, metrics, tolerance=
     tol = _tolerances(obs, tolerance, users, level)
     value = np.array([o.value for o in obs])
     lo, hi = value - tol, value + tol
-    A, T = _columns(tuple(o.metric for o in obs), tuple(target_list), n, m, sampling,
-                    shape, evaluator)
+    A, T = _columns(tuple(o.metric for o in obs), tuple(target_list), design, shape)
     out = []
     for t, target in enumerate(target_list):
         low, high = _solve(T[t], A, lo, hi), _solve(-T[t], A, lo, hi)

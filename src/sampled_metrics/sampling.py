@@ -24,11 +24,12 @@ import numpy as np
 from scipy import special
 
 from .checks import check_allocation, check_integer, check_ranks, check_vector
+from .design import as_design
 from .metrics import parse_metric
 from .registry import SAMPLING_LAWS, check_sampling
 from .seeds import as_generator
 
-__all__ = ["SAMPLING_LAWS", "check_sampling", "check_nm", "check_candidates", "rank_pmf",
+__all__ = ["SAMPLING_LAWS", "check_sampling", "check_candidates", "rank_pmf",
            "rank_pmf_band", "log_rank_pmf", "log_rank_pmf_at", "expected_sampled_metric", "expected_metric_matrix",
            "draw_sampled_ranks", "sampled_metric_weights", "narrow_block_rows", "log_grid"]
 
@@ -36,25 +37,10 @@ __all__ = ["SAMPLING_LAWS", "check_sampling", "check_nm", "check_candidates", "r
 BAND_EPS = 1e-17
 
 
-def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:
-    """Validate (n, m, sampling) and return n and m as ints; ``ValueError`` with one line if
-    not. The law's name may be in any case: the functions that branch on it read it by
-    :func:`check_sampling`."""
-    check_sampling(sampling)
-    n_int = check_integer("n (number of items)", n)
-    m_int = check_integer("m (number of sampled items)", m)
-    if m_int < 1:
-        raise ValueError(f"m (number of sampled items) must be >= 1, got m={m_int}")
-    if n_int <= m_int:
-        raise ValueError(f"need n > m: cannot sample m={m_int} irrelevant items from "
-                         f"n - 1={n_int - 1} others")
-    return n_int, m_int
-
-
 def check_candidates(n_u, m: int) -> None:
     """ValueError (one line) unless every user has more candidates than sampled items,
-    n_u > m: :func:`check_nm` for each user, whose sampled rank's law (and so every
-    correction) is that of n = n_u items."""
+    n_u > m: :func:`~sampled_metrics.design.check_nm` for each user, whose sampled rank's law
+    (and so every correction) is that of n = n_u items."""
     n_u = np.asarray(n_u)
     short = n_u <= m
     if short.any():
@@ -166,7 +152,7 @@ def _log_choose(a, b):
                     -np.inf)
 
 
-def rank_pmf(r, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+def rank_pmf(r, n, m: int | None = None, sampling: str | None = None) -> np.ndarray:
     """p(r~ | r; n, m) for every r~ in 1..m+1.
 
     Parameters
@@ -174,8 +160,9 @@ def rank_pmf(r, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
     r : array_like of int
         True ranks (1-based), any shape S.
     n, m : int
-        Number of items and of sampled irrelevant items (n > m >= 1).
-    sampling : {'binomial', 'hypergeometric'}
+        Number of items and of sampled irrelevant items (n > m >= 1); or ``n`` a
+        :class:`~sampled_metrics.design.Design` (then neither ``m`` nor ``sampling``).
+    sampling : {'binomial', 'hypergeometric'}, default binomial
 
     Returns
     -------
@@ -189,7 +176,8 @@ def rank_pmf(r, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
     >>> rank_pmf(3, n=5, m=2, sampling="hypergeometric").round(4)
     array([0.1667, 0.6667, 0.1667])
     """
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     r = _check_ranks(r, n)
     check_allocation(3 * max(r.size, 1) * (m + 1), f"the law p(r~ | r) of {r.size} true ranks "
                      f"over m+1 = {m + 1} sampled ranks")
@@ -253,7 +241,7 @@ def sampled_metric_weights(metric, m: int) -> np.ndarray:
     return parse_metric(metric).weights(m + 1)
 
 
-def expected_sampled_metric(metric, r, n: int, m: int, sampling: str = "binomial",
+def expected_sampled_metric(metric, r, n, m: int | None = None, sampling: str | None = None,
                             correction: np.ndarray | None = None) -> np.ndarray:
     """E[M(r~) | r] = sum_{r~} p(r~ | r) M(r~)  (KDD'20 eq. 16, 18, 19).
 
@@ -264,7 +252,8 @@ def expected_sampled_metric(metric, r, n: int, m: int, sampling: str = "binomial
     r : array_like of int
         True ranks, any shape.
     n, m : int
-    sampling : {'binomial', 'hypergeometric'}
+        Or ``n`` a :class:`~sampled_metrics.design.Design`.
+    sampling : {'binomial', 'hypergeometric'}, default binomial
     correction : ndarray of length m + 1, optional
         Use M^(r~) instead of M(r~): gives the expected corrected metric E[M^(r~) | r].
 
@@ -277,15 +266,17 @@ def expected_sampled_metric(metric, r, n: int, m: int, sampling: str = "binomial
     >>> expected_sampled_metric("recall@10", [1, 50, 500], n=3706, m=100).round(4)
     array([1.    , 1.    , 0.1192])
     """
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    m = design.m
     w = (sampled_metric_weights(metric, m) if correction is None else
          check_vector("correction vector", correction, m + 1))
-    r = _check_ranks(r, n)
-    return expected_metric_matrix([w], r, n, m, sampling)[0].reshape(r.shape)
+    r = _check_ranks(r, design.n)
+    return expected_metric_matrix([w], r, design)[0].reshape(r.shape)
 
 
-def expected_metric_matrix(weights_list, r, n: int, m: int, sampling: str = "binomial",
-                           narrow_blocks: bool = False) -> np.ndarray:
+def expected_metric_matrix(weights_list, r, n, m: int | None = None,
+                           sampling: str | None = None, narrow_blocks: bool = False
+                           ) -> np.ndarray:
     """E[W(r~) | r] for several weight vectors at once: shape (len(weights_list), len(r)).
 
     Computes the pmf rows once; ``weights_list`` holds vectors of length m + 1
@@ -293,9 +284,11 @@ def expected_metric_matrix(weights_list, r, n: int, m: int, sampling: str = "bin
     increasing order, in blocks of :func:`narrow_block_rows`, each pmf row only on its
     block's band (:func:`rank_pmf_band`): the same expectation up to the rounding of the
     sums and the mass beyond the band (2 ``BAND_EPS``), with O(n sqrt(m)) instead of O(n m)
-    pmf entries (the planning of m at m ~ n).
+    pmf entries (the planning of m at m ~ n). ``n`` may be a
+    :class:`~sampled_metrics.design.Design` (then neither ``m`` nor ``sampling``).
     """
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     W = np.stack([_check_vector(w, m) for w in weights_list], axis=1)
     r = _check_ranks(r, n).reshape(-1)
     out = np.empty((W.shape[1], r.size))
@@ -309,7 +302,7 @@ def expected_metric_matrix(weights_list, r, n: int, m: int, sampling: str = "bin
         return out
     step = max(1, 2_000_000 // (m + 1))
     for i in range(0, r.size, step):
-        out[:, i:i + step] = (rank_pmf(r[i:i + step], n, m, sampling) @ W).T
+        out[:, i:i + step] = (rank_pmf(r[i:i + step], design) @ W).T
     return out
 
 

@@ -30,6 +30,7 @@ from threadpoolctl import threadpool_limits
 
 from sampled_metrics.compare.familywise import familywise_levels, hull_confident
 from sampled_metrics.compare.paired import rank_draws
+from sampled_metrics.design import Design
 from sampled_metrics.metrics import parse_metrics
 from sampled_metrics.sampling import draw_sampled_ranks
 from sampled_metrics.seeds import generator
@@ -58,7 +59,7 @@ def one_repeat(b, metric_list, method: str, users: int, bootstrap: int, level: f
     r = true_ranks(b, users, rng)
     names = [f"R{i}" for i in range(len(b))]
     sampled = {x: draw_sampled_ranks(r[i], N_ITEMS, M, rng=rng) for i, x in enumerate(names)}
-    draws = rank_draws(sampled, N_ITEMS, M, metric_list, [method], "binomial",
+    draws = rank_draws(sampled, Design(N_ITEMS, M), metric_list, [method],
                        bootstrap=bootstrap, rng=rng)
     exact = np.array([[x.weights(N_ITEMS)[r[i] - 1].mean() for x in metric_list]
                       for i in range(len(b))])                              # (k, K)

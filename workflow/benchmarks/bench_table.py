@@ -60,6 +60,7 @@ def split(paths: list[Path]) -> None:
 
     from sampled_metrics.compare import table
     from sampled_metrics.compare.paired import rank_draws
+    from sampled_metrics.design import Design
 
     ranks = {p.stem: np.loadtxt(p, dtype=np.int64) for p in paths}
     with threadpool_limits(1):
@@ -69,9 +70,9 @@ def split(paths: list[Path]) -> None:
             "binomial", dict(level=0.95, bootstrap=5400, seed=0)) for item in ranks.items()]
         print(f"models' answers (serial): {time.perf_counter() - start:.2f} s")
         start = time.perf_counter()
-        draws = rank_draws(ranks, N_ITEMS, M, table.parse_metrics(["recall@10", "ndcg@10",
-                                                                     "ap"]), ["mes"],
-                           "binomial", bootstrap=5400, rng=np.random.default_rng(0),
+        draws = rank_draws(ranks, Design(N_ITEMS, M), table.parse_metrics(["recall@10",
+                                                                         "ndcg@10", "ap"]),
+                           ["mes"], bootstrap=5400, rng=np.random.default_rng(0),
                            pis={x: a[1] for x, a in zip(ranks, answers)})
         print(f"pairs' draws: {time.perf_counter() - start:.2f} s")
         start = time.perf_counter()

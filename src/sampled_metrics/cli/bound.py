@@ -80,12 +80,13 @@ def run(args):
         raise ValueError(f"--tolerance must be finite and >= 0, got {args.tolerance}")
     if args.users is not None and args.users < 1:
         raise ValueError(f"--users must be >= 1, got {args.users}")
-    design = resolve_cli_evaluator(args.evaluator, args.sampling, m=args.m, long=None)
+    design = resolve_cli_evaluator(args.evaluator, args.sampling, m=args.m, long=None,
+                                   n=args.n)
     if design.m is None:
         raise ValueError("--m is required unless --evaluator gives it")
     rows = []
     for shape in shapes:
-        for name, low, high in design_bounds(design, args.observed, args.n, targets,
-                                             args.tolerance, shape, args.users, args.level):
+        for name, low, high in design_bounds(design, args.observed, targets, args.tolerance,
+                                             shape, args.users, args.level):
             rows.append((name, shape or "none", low, high))
     return pd.DataFrame(rows, columns=["metric", "shape", "low", "high"])

@@ -267,7 +267,7 @@ def resolve_inputs(args, files: dict) -> tuple[int, int, str]:
     ``files`` (:func:`read_rank_files`; {} for other inputs) record filling in what is not
     given (their |I|, their only m, their law) and refusing what contradicts it, file by
     file. Sets ``args.n``, ``args.m``, ``args.sampling``."""
-    from ..sampling import check_nm
+    from ..design import check_nm
 
     if files and getattr(args, "column", None) is not None:
         raise ValueError("--column only applies to CSV input, not rank files (.npz)")
@@ -357,9 +357,10 @@ def apply_evaluator(args, long: bool, path=None):
 CLI_NAMES = ("--sampling", "--evaluator")
 
 
-def resolve_cli_evaluator(evaluator, sampling, *, long, m=None):
+def resolve_cli_evaluator(evaluator, sampling, *, long, m=None, n=None):
     """:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator` with the options'
     names in its messages (:data:`CLI_NAMES`)."""
     from ..evaluators.catalogue import resolve_evaluator
 
-    return resolve_evaluator(evaluator, sampling=sampling, m=m, long=long, names=CLI_NAMES)
+    return resolve_evaluator(evaluator, sampling=sampling, m=m, long=long, n=n,
+                             names=CLI_NAMES)

@@ -61,7 +61,7 @@ def run(args):
     from ..corrections.vectors import correction_label
     from ..logs import progress
     from ..metrics import parse_metrics
-    from ..sampling import check_nm
+    from ..design import check_nm
 
     args.sampling = args.sampling or "binomial"
     check_nm(args.n, 1, args.sampling)
@@ -112,7 +112,7 @@ def _plan_width(args):
     from ..intervals.width import pilot_prior, width_sample_size
     from ..logs import progress
     from ..metrics import parse_metrics
-    from ..sampling import check_nm
+    from ..design import check_nm
     from ..textfile import read_integers
 
     if args.method != ",".join(DEFAULT_METHODS["plan"]) or args.criterion != "rms":

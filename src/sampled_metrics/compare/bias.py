@@ -9,7 +9,7 @@ from scipy import linalg
 
 from ..estimators.histogram import mixture_matrix
 from ..metrics import parse_metric
-from ..sampling import check_nm
+from ..design import as_design
 
 __all__ = ["MES_ETA", "mes_gradient", "bias_curve"]
 
@@ -17,7 +17,7 @@ __all__ = ["MES_ETA", "mes_gradient", "bias_curve"]
 MES_ETA = 0.001
 
 
-def mes_gradient(hist, pi, functionals, n: int, m: int, sampling: str = "binomial",
+def mes_gradient(hist, pi, functionals, n, m: int | None = None, sampling: str | None = None,
                  eta: float = MES_ETA) -> np.ndarray:
     """Gradient of f^T pi^ with respect to the histogram P~, pi^ = MES(P~) (Jin et al. eq.
     24-27), for each row f of ``functionals`` (L, n): the delta method for the plug-in.
@@ -51,17 +51,18 @@ def mes_gradient(hist, pi, functionals, n: int, m: int, sampling: str = "binomia
     return out
 
 
-def bias_curve(vectors, metric, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+def bias_curve(vectors, metric, n, m: int | None = None, sampling: str | None = None) -> np.ndarray:
     """beta(r) = E[M^(r~) | r] - M(r) = sum_s p(s | r) M^(s) - M(r) for r = 1..n.
 
     ``vectors``: one correction vector (m+1,) or several (E, m+1). Returns (n,) or (E, n).
     Uses the cached mixture matrix A[r - 1, s - 1] = p(s | r)
     (:func:`sampled_metrics.estimators.mixture_matrix`): beta = M^ A^T - M.
     """
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     V = np.asarray(vectors, dtype=np.float64)
     if V.shape[-1] != m + 1 or V.ndim > 2:
         raise ValueError(f"correction vectors for m={m} must have length m+1={m + 1}, got "
                          f"shape {V.shape}")
-    out = np.atleast_2d(V) @ mixture_matrix(n, m, sampling).T - parse_metric(metric).weights(n)
+    out = np.atleast_2d(V) @ mixture_matrix(design).T - parse_metric(metric).weights(n)
     return out[0] if V.ndim == 1 else out

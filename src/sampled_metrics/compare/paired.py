@@ -16,14 +16,13 @@ from scipy import sparse
 from ..checks import check_distinct, check_integer, check_sampled_ranks
 from ..corrections.mn import mn_correction
 from ..corrections.vectors import correction_label, correction_vectors
-from ..evaluators.catalogue import resolve_evaluator
+from ..evaluators.catalogue import design_of
 from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
 from ..metrics import parse_metrics
 from ..multipositive.positives import DEFAULT_THIN_TO, correct_positives
 from ..registry import COMPARE_METHODS, CORRECTIONS, PAIRINGS, name_list, resolve_name
 from ..resampling import percentile_interval, resampled_counts, resampled_users
-from ..sampling import check_nm
 from ..seeds import as_generator, generator
 from .bias import MES_ETA, bias_curve, mes_gradient
 from .matching import MIN_USERS, check_positive_tables
@@ -159,14 +158,15 @@ class PositiveDraws(NamedTuple):
                                np.einsum("bu,keu->bke", self.weights, diff)]), None
 
 
-def rank_draws(sampled: dict, n: int, m: int, metric_list, labels, sampling: str, *,
-               bootstrap: int, rng, paired: bool = True, plugin: str | None = "mes",
+def rank_draws(sampled: dict, design, metric_list, labels, *, bootstrap: int, rng, paired: bool = True, plugin: str | None = "mes",
                pis: dict | None = None) -> RankDraws:
     """The bootstrap replicates of every recommender's values (:class:`RankDraws`) of
-    checked sampled ranks, for the methods ``labels`` that have replicates (corrections,
-    ``mn``, ``mes``; not ``mle``, which refits). ``pis``: the MES plug-ins of the
+    checked sampled ranks under ``design`` (:class:`~sampled_metrics.design.Design`), for
+    the methods ``labels`` that have replicates (corrections, ``mn``, ``mes``; not ``mle``,
+    which refits). ``pis``: the MES plug-ins of the
     recommenders' observed histograms, when already estimated
     (:func:`~sampled_metrics.estimators.estimate_from_histogram` with ``eta=MES_ETA``)."""
+    n, m = design.n, design.m
     names = list(sampled)
     K = len(metric_list)
     W = np.stack([x.weights(n) for x in metric_list])                       # (K, n)
@@ -175,11 +175,11 @@ def rank_draws(sampled: dict, n: int, m: int, metric_list, labels, sampling: str
     reps = {k: c / users[k] for k, c in
             _replicate_histograms(sampled, m, int(bootstrap), rng, paired).items()}
     if plugin and pis is None:
-        pis = {k: estimate_from_histogram(h, n, m, "mes", sampling, eta=MES_ETA)
+        pis = {k: estimate_from_histogram(h, design, estimator="mes", eta=MES_ETA)
                for k, h in hists.items()}
     pis = pis if plugin else {}
     vec_labels = [x for x in labels if x not in ESTIMATOR_METHODS]
-    vectors = _method_vectors(metric_list, vec_labels, n, m, sampling, pis, users)
+    vectors = _method_vectors(metric_list, vec_labels, design, pis, users)
     # per recommender and replicate: value of every (metric, method) and linearised bias
     values, biases = {}, {}
     E = len(vec_labels)
@@ -190,16 +190,16 @@ def rank_draws(sampled: dict, n: int, m: int, metric_list, labels, sampling: str
         if plugin is None or E == 0:
             bias = np.zeros_like(value)
         else:
-            curves = np.stack([bias_curve(vectors[name][k], metric_list[k], n, m, sampling)
+            curves = np.stack([bias_curve(vectors[name][k], metric_list[k], design)
                                for k in range(K)]).reshape(K * E, n)
-            grad = mes_gradient(hists[name], pis[name], curves, n, m, sampling)
+            grad = mes_gradient(hists[name], pis[name], curves, design)
             full = curves @ pis[name]
             shift = (reps[name] - hists[name]) @ grad.T
             bias = np.vstack([full, full + shift]).reshape(-1, K, E)
         if "mes" in labels:                  # the delta method around MES's P^, no bias
             val = W @ pis[name]
             mes = np.vstack([val, val + (reps[name] - hists[name])
-                             @ mes_gradient(hists[name], pis[name], W, n, m, sampling).T])
+                             @ mes_gradient(hists[name], pis[name], W, design).T])
             value = np.concatenate([value, mes[:, :, None]], axis=2)
             bias = np.concatenate([bias, np.zeros_like(mes)[:, :, None]], axis=2)
         order = [(vec_labels + ["mes"]).index(x) for x in labels]
@@ -287,9 +287,8 @@ def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
     >>> t[["a", "b", "method", "verdict"]].values.tolist()
     [['A', 'B', 'sampled', 'a_better']]
     """
-    design = resolve_evaluator(evaluator, sampling=sampling, m=m, long=False)
-    sampling = design.sampling
-    n, m = check_nm(n, design.m, sampling)
+    design = design_of(n, m, sampling=sampling, evaluator=evaluator)
+    n, m, sampling = design.n, design.m, design.sampling
     paired = resolve_name("pairing", pairing, PAIRINGS) == "paired"
     sampled = check_sampled(sampled, m, paired)
     labels = parse_methods(methods)
@@ -301,15 +300,14 @@ def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
     if plugin is None and ("mn" in labels or "mes" in labels):
         raise ValueError("methods 'mn' and 'mes' need the MES plug-in (plugin='mes')")
     rng = generator(seed, "compare") if rng is None else as_generator(rng)
-    draws = rank_draws(sampled, n, m, metric_list, [x for x in labels if x != "mle"],
-                       sampling, bootstrap=int(bootstrap), rng=rng, paired=paired,
-                       plugin=plugin)
+    draws = rank_draws(sampled, design, metric_list, [x for x in labels if x != "mle"],
+                       bootstrap=int(bootstrap), rng=rng, paired=paired, plugin=plugin)
     names = list(sampled)
     rows = []
     for a, b in itertools.combinations(names, 2):
         rows += pair_rows(draws, a, b, level)
         if "mle" in labels:
-            val, boot = _mle_values(a, b, draws, metric_list, n, m, sampling,
+            val, boot = _mle_values(a, b, draws, metric_list, design,
                                     int(estimator_bootstrap))
             lo_e, hi_e = percentile_interval(boot, level)
             K = len(metric_list)
@@ -368,33 +366,34 @@ def compare_positives(tables: dict, metrics, methods, *, sampling: str = "binomi
     return pair_frame(rows, names, metric_list, labels)
 
 
-def _method_vectors(metric_list, labels, n, m, sampling, pis, users) -> dict:
+def _method_vectors(metric_list, labels, design, pis, users) -> dict:
     """{name: (K, E, m+1)} correction vectors of every correction-like method (MN per
     recommender, with its MES P^ as prior)."""
     corrections = [x for x in labels if x != "mn"]
     fixed = None
     if corrections:
-        vec = correction_vectors(metric_list, n, m, corrections, sampling)
+        vec = correction_vectors(metric_list, design, corrections=corrections)
         fixed = np.stack([[vec[(x.name, c)] for c in corrections] for x in metric_list])
     out = {}
     for name in users:
         parts = []
         for label in labels:
             if label == "mn":
-                parts.append(np.stack([mn_correction(x, n, m, pis[name], users[name], sampling)
+                parts.append(np.stack([mn_correction(x, design, prior=pis[name],
+                                                     users=users[name])
                                        for x in metric_list])[:, None])
             else:
                 parts.append(fixed[:, [corrections.index(label)]])
         out[name] = (np.concatenate(parts, axis=1) if parts
-                     else np.zeros((len(metric_list), 0, m + 1)))
+                     else np.zeros((len(metric_list), 0, design.m + 1)))
     return out
 
 
-def _mle_values(a, b, draws, metric_list, n, m, sampling, refits):
+def _mle_values(a, b, draws, metric_list, design, refits):
     """((value_a, value_b), bootstrap replicates of the difference) of Jin et al.'s MLE, by
     refits on the first ``refits`` replicates."""
-    W = np.stack([x.weights(n) for x in metric_list])                       # (K, n)
-    fits = {x: [estimate_from_histogram(h, n, m, "mle", sampling)
+    W = np.stack([x.weights(design.n) for x in metric_list])                # (K, n)
+    fits = {x: [estimate_from_histogram(h, design, estimator="mle")
                 for h in np.vstack([draws.hists[x], draws.reps[x][:refits]])] for x in (a, b)}
     val = [W @ fits[x][0] for x in (a, b)]
     boot = np.array([W @ (pa - pb) for pa, pb in zip(fits[a][1:], fits[b][1:])])

@@ -15,7 +15,8 @@ import pandas as pd
 from ..checks import check_integer, check_level
 from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
-from ..evaluators.catalogue import EvaluatorDesign, resolve_evaluator
+from ..design import Design
+from ..evaluators.catalogue import resolve_evaluator
 from ..intervals.recommended import RECOMMENDED
 from ..intervals.table import (DEFAULT_CORRECTIONS, correct, correct_positions,
                                correction_names, is_recommended)
@@ -25,7 +26,7 @@ from ..multipositive.longformat import LongPositions, check_pools, read_long, \
 from ..multipositive.positives import DEFAULT_THIN_TO
 from ..parallel import map_items
 from ..registry import DEFAULT_METRICS, resolve_name
-from ..sampling import check_nm, check_sampling
+from ..sampling import check_sampling
 from ..seeds import generator
 from .bias import MES_ETA
 from .familywise import FAMILYWISE_METHODS, familywise_draws, familywise_levels
@@ -78,7 +79,7 @@ class ResultsTable(NamedTuple):
 
 def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_CORRECTIONS,
                   *, n: int | None = None, m: int | None = None, sampling: str | None = None,
-                  evaluator: str | EvaluatorDesign | None = None,
+                  evaluator: str | Design | None = None,
                   verdict_method: str | None = None,
                   familywise: str = "maxstat", level: float = 0.95,
                   bootstrap: int | None = None, seed: int = 0, thin_to: int | None = None,
@@ -116,7 +117,7 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     sampling : str, optional
         The law of the negatives: the evaluator's where ``evaluator`` is given (a
         contradicting one is refused), else default ``binomial``.
-    evaluator : str or EvaluatorDesign, optional
+    evaluator : str or Design, optional
         The evaluator whose law it is, resolved once with ``sampling`` and m
         (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator`, the one rule), or
         the design already resolved (taken as it is, m where m is None; a ``sampling``
@@ -199,15 +200,14 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     values = dict(zip(names, inputs.values()))
     options = dict(level=level, bootstrap=int(bootstrap), seed=seed)
     if kind == "ranks":
-        design = _ranks_design(evaluator, sampling, m)
-        sampling, m = design.sampling, design.m
-        evaluator = None if design.evaluator is None else design.evaluator.name
-        if n is None or m is None:
+        design = _ranks_design(evaluator, sampling, m, n)
+        if design.n is None or design.m is None:
             raise ValueError("n and m are needed with sampled ranks")
-        n, m = check_nm(n, m, sampling)
+        n, m, sampling = design.n, design.m, design.sampling
+        evaluator = None if design.evaluator is None else design.evaluator.name
         values = check_sampled(values, m)
-        answers = map_items(_rank_answer, list(values.items()), n, m, metric_list,
-                            names_given, sampling, options, processes=processes)
+        answers = map_items(_rank_answer, list(values.items()), design, metric_list,
+                            names_given, options, processes=processes)
     else:
         if n is not None or m is not None:
             raise ValueError("n and m do not apply to the long format (every row gives its "
@@ -220,8 +220,8 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
     order = _order(rows, headline, metric_list[0].name, names)
     if kind == "ranks":
         # compare's default plug-in (MES) for the bias of every method
-        draws = rank_draws({x: values[x] for x in order}, n, m, metric_list, [label],
-                           sampling, bootstrap=int(bootstrap),
+        draws = rank_draws({x: values[x] for x in order}, design, metric_list, [label],
+                           bootstrap=int(bootstrap),
                            rng=generator(seed, "compare"),
                            pis={x: answers[names.index(x)][1] for x in order})
     else:
@@ -239,17 +239,18 @@ def results_table(inputs: Mapping, metrics=DEFAULT_METRICS, corrections=DEFAULT_
                         int(bootstrap), sampling, evaluator, n, m)
 
 
-def _ranks_design(evaluator, sampling, m) -> EvaluatorDesign:
-    """The design of sampled ranks: ``evaluator`` resolved with ``sampling`` and ``m``
-    (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator`), or the design it
-    already is, with ``m`` where given; a ``sampling`` other than its law is refused."""
-    if not isinstance(evaluator, EvaluatorDesign):
-        return resolve_evaluator(evaluator, sampling=sampling, m=m, long=False)
+def _ranks_design(evaluator, sampling, m, n) -> Design:
+    """The design of sampled ranks of ``n`` items: ``evaluator`` resolved with ``sampling``
+    and ``m`` (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator`), or the
+    design it already is, with ``n`` and ``m`` where given; a ``sampling`` other than its
+    law is refused."""
+    if not isinstance(evaluator, Design):
+        return resolve_evaluator(evaluator, sampling=sampling, m=m, long=False, n=n)
     if sampling is not None and check_sampling(sampling) != evaluator.sampling:
         raise ValueError(f"sampling {sampling!r} contradicts the evaluator's design, whose "
                          f"ranks follow the {evaluator.sampling} law")
-    return EvaluatorDesign(evaluator.evaluator, evaluator.sampling,
-                           evaluator.m if m is None else m)
+    return Design(evaluator.n if n is None else n, evaluator.m if m is None else m,
+                  evaluator.sampling, evaluator.evaluator)
 
 
 def _is_long(value) -> bool:
@@ -274,13 +275,13 @@ def _verdict_method(method, kind: str) -> str:
     return label
 
 
-def _rank_answer(item, n, m, metric_list, corrections, sampling, options):
+def _rank_answer(item, design, metric_list, corrections, options):
     """One model's table of ``correct`` and its MES plug-in (a worker's task)."""
     name, ranks = item
-    table = correct(ranks, n, m, [x.name for x in metric_list], corrections,
-                    sampling=sampling, **options)
-    pi = estimate_from_histogram(sampled_rank_histogram(ranks, m), n, m, "mes", sampling,
-                                 eta=MES_ETA)
+    table = correct(ranks, design, None, [x.name for x in metric_list], corrections,
+                    **options)
+    pi = estimate_from_histogram(sampled_rank_histogram(ranks, design.m), design,
+                                 estimator="mes", eta=MES_ETA)
     return table, pi
 
 
@@ -303,7 +304,7 @@ def _read_long(values: dict, sampling, evaluator, recommended: bool):
             raise ValueError(f"{first} names evaluator {named}, but {name} names {other}: "
                              f"the models must be one evaluation's")
     where = read[next(iter(recorded))] if recorded else next(iter(read.values()))
-    if isinstance(evaluator, EvaluatorDesign):
+    if isinstance(evaluator, Design):
         # resolved without the column: its entry (no second look-up) and law, held against it
         evaluator, sampling = evaluator.evaluator, sampling or evaluator.sampling
     design = resolve_long_evaluator(evaluator, named, where, sampling=sampling)

@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 from ..metrics import parse_metric
 from ..parallel import map_items
 from ..registry import resolve_name
-from ..sampling import check_nm
+from ..design import check_nm
 from .moments import RankLawMoments, rank_law_moments
 from .vectors import correction_array, needs_moments, parse_corrections
 

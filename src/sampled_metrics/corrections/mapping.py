@@ -33,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics import parse_metric
-from ..sampling import check_nm, rank_pmf
+from ..design import as_design
+from ..sampling import rank_pmf
 
 __all__ = ["mapping_function", "mapping_correction", "mapping_vectors"]
 
@@ -41,7 +42,7 @@ __all__ = ["mapping_function", "mapping_correction", "mapping_vectors"]
 BLOCK_ENTRIES = 2_000_000
 
 
-def mapping_function(n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+def mapping_function(n, m: int | None = None, sampling: str | None = None) -> np.ndarray:
     """f(k) = sum_r P(r~ <= k | r) for k = 0..m+1 (length m + 2, f[0] = 0, f[m+1] = n).
 
     Examples
@@ -50,17 +51,18 @@ def mapping_function(n: int, m: int, sampling: str = "binomial") -> np.ndarray:
     >>> print(f"{f[1]:.2f} {f[10]:.1f} {f[101]:.0f}")
     37.19 367.3 3706
     """
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     f = np.zeros(m + 2)
     step = max(1, BLOCK_ENTRIES // (m + 1))
     for lo in range(1, n + 1, step):
-        pmf = rank_pmf(np.arange(lo, min(n, lo + step - 1) + 1), n, m, sampling)
+        pmf = rank_pmf(np.arange(lo, min(n, lo + step - 1) + 1), design)
         f[1:] += np.cumsum(pmf, axis=1).sum(axis=0)
     f[-1] = n                     # every true rank is within the sampled top m + 1
     return f
 
 
-def mapping_correction(metric, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+def mapping_correction(metric, n, m: int | None = None, sampling: str | None = None) -> np.ndarray:
     """M^(r~) = sum_K (M(K) - M(K + 1)) clip(f^{-1}(K) - r~ + 1, 0, 1), r~ = 1..m+1.
 
     Parameters
@@ -84,10 +86,11 @@ def mapping_correction(metric, n: int, m: int, sampling: str = "binomial") -> np
     >>> print(f"{v[0]:.4f} {v[1]:.1f}")
     0.2689 0.0
     """
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     W = (parse_metric(metric) if isinstance(metric, str) else metric).weights(n)
     delta = W - np.append(W[1:], 0.0)                       # M(K) - M(K + 1), K = 1..n
-    g = np.interp(np.arange(1, n + 1), mapping_function(n, m, sampling), np.arange(m + 2))
+    g = np.interp(np.arange(1, n + 1), mapping_function(design), np.arange(m + 2))
     s = np.arange(1, m + 2)
     out = np.empty(m + 1)
     for i in range(m + 1):

@@ -32,29 +32,32 @@ import numpy as np
 from scipy import linalg
 
 from ..metrics import parse_metric
-from ..sampling import check_nm
+from ..design import as_design, require
 from .moments import check_prior, rank_law_moments
 
 __all__ = ["mn_correction", "mn_system"]
 
 
-def mn_system(n: int, m: int, prior, users: int, sampling: str = "binomial", metrics=("recall@1",)):
+def mn_system(n, m: int | None = None, prior=None, users: int | None = None,
+              sampling: str | None = None, metrics=("recall@1",)):
     """(H, A^T D M) of MN's normal equations, H = A^T D A + (1/U)(diag(A^T 1) - A^T A)."""
-    n, m = check_nm(n, m, sampling)
+    require(users=users)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     p = check_prior(prior, n)
     if p is None:
         raise ValueError("MN needs a prior P(r) (e.g. the MES estimate), got None")
     if isinstance(users, bool) or int(users) != users or users < 1:
         raise ValueError(f"users must be a positive integer, got {users!r}")
     names = [parse_metric(x).name for x in ([metrics] if isinstance(metrics, str) else metrics)]
-    mom = rank_law_moments(names, n, m, sampling, p)
-    uni = rank_law_moments(names, n, m, sampling)
+    mom = rank_law_moments(names, design, prior=p)
+    uni = rank_law_moments(names, design)
     variance = n * (np.diag(uni.c) - uni.gram)
     return mom.gram + variance / int(users), mom.atb
 
 
-def mn_correction(metric, n: int, m: int, prior, users: int,
-                  sampling: str = "binomial") -> np.ndarray:
+def mn_correction(metric, n, m: int | None = None, prior=None, users: int | None = None,
+                  sampling: str | None = None) -> np.ndarray:
     """MN correction vector M^ (length m+1, entry r~ - 1) for one metric (see the module
     docstring for the formula).
 
@@ -62,13 +65,14 @@ def mn_correction(metric, n: int, m: int, prior, users: int,
     ----------
     metric : str
     n, m : int
+        Or ``n`` a :class:`~sampled_metrics.design.Design`.
     prior : array (n,)
         P(r), e.g. ``estimate_rank_distribution(ranks, n, m, 'mes')``.
     users : int
         U, the number of users whose corrected values are averaged.
     sampling : {'binomial', 'hypergeometric'}
     """
-    H, atb = mn_system(n, m, prior, users, sampling, [metric])
+    H, atb = mn_system(as_design(n, m, sampling), prior=prior, users=users, metrics=[metric])
     try:
         return linalg.cho_solve(linalg.cho_factor(H, check_finite=False), atb[:, 0],
                                 check_finite=False)

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..checks import check_allocation, check_vector
 from ..metrics import parse_metric
-from ..sampling import check_nm, narrow_block_rows, rank_pmf, rank_pmf_band
+from ..design import as_design
+from ..sampling import narrow_block_rows, rank_pmf, rank_pmf_band
 
 __all__ = ["BLOCK_ENTRIES", "check_prior", "RankLawMoments", "rank_law_moments",
            "clear_moment_cache"]
@@ -61,7 +62,7 @@ class RankLawMoments:
     btb: np.ndarray
 
 
-def rank_law_moments(metrics, n: int, m: int, sampling: str = "binomial", prior=None,
+def rank_law_moments(metrics, n, m: int | None = None, sampling: str | None = None, prior=None,
                      direct: bool = False, narrow_blocks: bool = False) -> RankLawMoments:
     """Accumulate A^T A, A^T b, c and b^T b (eq. 23, 25) over blocks of true ranks.
 
@@ -82,7 +83,8 @@ def rank_law_moments(metrics, n: int, m: int, sampling: str = "binomial", prior=
         15-20x faster when m is a sizable fraction of n (where one block spans nearly all
         sampled ranks), and not cached (for a scan over many m, as the planning of m).
     """
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
     check_allocation((2 + len(metric_list)) * n, f"the rank law over the n = {n} items")
     check_allocation(2 * (m + 1) ** 2, f"the (m+1) x (m+1) system of the corrections at "

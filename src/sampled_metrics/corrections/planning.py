@@ -29,7 +29,8 @@ import numpy as np
 from ..checks import check_allocation, check_integer, check_real
 from ..metrics import parse_metric
 from ..registry import resolve_name
-from ..sampling import check_nm, expected_metric_matrix
+from ..design import Design, as_design
+from ..sampling import expected_metric_matrix
 from .moments import check_prior
 from .vectors import correction_label, correction_vectors
 
@@ -38,8 +39,8 @@ __all__ = ["Plan", "bias_at", "required_sample_size", "smallest_m"]
 CRITERIA = ("rms", "mean")
 
 
-def bias_at(metric, n: int, m: int, correction: str = "sampled", sampling: str = "binomial",
-            prior=None, criterion: str = "rms") -> float:
+def bias_at(metric, n, m: int | None = None, correction: str = "sampled",
+            sampling: str | None = None, prior=None, criterion: str = "rms") -> float:
     """The bias of ``correction`` (its name) at sample size m (see module docstring).
 
     The correction is the one an evaluator can compute without knowing the ranks: fitted with
@@ -47,15 +48,16 @@ def bias_at(metric, n: int, m: int, correction: str = "sampled", sampling: str =
     bias is measured under (uniform by default).
     """
     criterion = resolve_name("bias criterion", criterion, CRITERIA)
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     check_allocation(4 * n, f"the rank law over the n = {n} items")
     p = check_prior(prior, n)
     p = np.full(n, 1.0 / n) if p is None else p
     metric = parse_metric(metric)
-    vec = correction_vectors([metric], n, m, [correction], sampling,
+    vec = correction_vectors([metric], design, corrections=[correction],
                              narrow_blocks=True)[metric.name, correction_label(correction)]
     r = np.flatnonzero(p > 0) + 1
-    diff = expected_metric_matrix([vec], r, n, m, sampling, narrow_blocks=True)[0] - metric(r, n)
+    diff = expected_metric_matrix([vec], r, design, narrow_blocks=True)[0] - metric(r, n)
     w = p[r - 1]
     return float(np.sqrt(w @ diff ** 2) if criterion == "rms" else abs(w @ diff))
 
@@ -98,9 +100,10 @@ def required_sample_size(metric, n: int, target_bias: float, correction: str = "
         raise ValueError(f"target bias must be positive, got {target_bias}")
     label = correction_label(correction)
     metric_name = parse_metric(metric).name
-    n, _ = check_nm(n, 1, sampling)
+    design = Design(n, 1, sampling)
+    n = design.n
     max_m = n - 1 if max_m is None else check_integer("max_m", max_m, 1)
-    check_nm(n, max_m, sampling)
+    design = design.with_m(max_m)
     grid_points = check_integer("grid_points", grid_points, 2)
     check_allocation(2 * grid_points, f"a grid of {grid_points} sample sizes")
     if not 0 <= check_real("rel_precision", rel_precision) < float("inf"):
@@ -108,8 +111,8 @@ def required_sample_size(metric, n: int, target_bias: float, correction: str = "
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {type(callback).__name__}")
 
-    m, value = smallest_m(lambda m: bias_at(metric_name, n, m, label, sampling, prior,
-                                            criterion),
+    m, value = smallest_m(lambda m: bias_at(metric_name, design.with_m(m), correction=label,
+                                            prior=prior, criterion=criterion),
                           target_bias, max_m, grid_points, rel_precision, callback)
     return Plan(metric_name, label, m, value(max_m) if m is None else value(m), value(max_m),
                 max_m)

@@ -14,7 +14,8 @@ from scipy.linalg import lapack
 from ..checks import check_allocation, check_ranks, check_vector
 from ..metrics import parse_metric
 from ..registry import CORRECTIONS
-from ..sampling import check_nm, sampled_metric_weights
+from ..design import as_design, require
+from ..sampling import sampled_metric_weights
 from .moments import RankLawMoments, check_prior, rank_law_moments
 
 __all__ = ["CORRECTIONS", "RCOND", "CLS_TIE", "UnboundedCorrectionWarning", "VectorProblem",
@@ -362,7 +363,7 @@ def correction_array(metric_list, n: int, m: int, parsed, mom,
 
 
 def correction(metric, n: int, m: int, correction: str, gamma: float | None = None,
-               sampling: str = "binomial", prior=None) -> np.ndarray:
+               sampling: str | None = None, prior=None) -> np.ndarray:
     """The correction vector M^ for one metric (KDD'20 Sec. 5).
 
     Parameters
@@ -392,14 +393,16 @@ def correction(metric, n: int, m: int, correction: str, gamma: float | None = No
     >>> v[:3], v.size
     (array([1., 0., 0.]), 101)
     """
-    return correction_vectors([metric], n, m,
-                              [correction if gamma is None else (correction, gamma)],
-                              sampling, prior)[(parse_metric(metric).name,
-                                                correction_label(correction, gamma))]
+    design = as_design(n, m, sampling)
+    return correction_vectors([metric], design,
+                              corrections=[correction if gamma is None else (correction, gamma)],
+                              prior=prior)[(parse_metric(metric).name,
+                                            correction_label(correction, gamma))]
 
 
-def correction_vectors(metrics, n: int, m: int, corrections, sampling: str = "binomial",
-                       prior=None, narrow_blocks: bool = False) -> dict:
+def correction_vectors(metrics, n, m: int | None = None, corrections=None,
+                       sampling: str | None = None, prior=None, narrow_blocks: bool = False
+                       ) -> dict:
     """Correction vectors for several metrics and corrections sharing one pass over ranks.
 
     ``corrections`` items are names (``'cls'``, ``'bv_0.1'``) or (name, gamma) tuples.
@@ -413,11 +416,13 @@ def correction_vectors(metrics, n: int, m: int, corrections, sampling: str = "bi
     >>> sorted(correction_vectors(["recall@10", "ndcg@10"], 3706, 100, ["sampled", "cls"]))
     [('ndcg@10', 'cls'), ('ndcg@10', 'sampled'), ('recall@10', 'cls'), ('recall@10', 'sampled')]
     """
-    n, m = check_nm(n, m, sampling)
+    require(corrections=corrections)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
     parsed = parse_corrections(corrections)
     prior = check_prior(prior, n)
-    mom = (rank_law_moments(metric_list, n, m, sampling, prior, narrow_blocks=narrow_blocks)
+    mom = (rank_law_moments(metric_list, design, prior=prior, narrow_blocks=narrow_blocks)
            if needs_moments(parsed) else None)
     arr = correction_array(metric_list, n, m, parsed, mom, sampling)
     return {(metric.name, correction_label(name, gamma)): arr[k, e]
@@ -437,7 +442,7 @@ def apply_correction(correction_vector, sampled_ranks) -> np.ndarray:
     return v[s - 1]
 
 
-def bias_variance(correction_vector, metric, n: int, m: int, sampling: str = "binomial",
+def bias_variance(correction_vector, metric, n, m: int | None = None, sampling: str | None = None,
                   prior=None) -> tuple[float, float]:
     """The two terms of eq. 24 for a correction M^.
 
@@ -454,7 +459,7 @@ def bias_variance(correction_vector, metric, n: int, m: int, sampling: str = "bi
     >>> round(bias2, 8), round(var, 8)
     (0.00032402, 0.00069829)
     """
-    mom = rank_law_moments([metric], n, m, sampling, prior)
+    mom = rank_law_moments([metric], as_design(n, m, sampling), prior=prior)
     v = np.asarray(correction_vector, dtype=np.float64)
     quad = v @ mom.gram @ v
     bias2 = quad - 2 * v @ mom.atb[:, 0] + mom.btb[0]

@@ -31,7 +31,8 @@ import time
 import numpy as np
 from scipy import special
 
-from ..sampling import check_nm, check_sampling, rank_pmf
+from ..design import check_nm
+from ..sampling import check_sampling, rank_pmf
 from .em import squarem_rows
 from .likelihood import MLE_TOL, SQUAREM_STEP_FACTOR
 

@@ -9,14 +9,14 @@ import numpy as np
 
 from ..corrections.moments import check_prior, rank_law_moments
 from ..corrections.vectors import parse_correction, solve_bv
-from ..sampling import check_nm
+from ..design import as_design, require
 from .histogram import check_histogram, mixture_matrix
 
 __all__ = ["bv_distribution"]
 
 
-def bv_distribution(hist, n: int, m: int, gamma: float, sampling: str = "binomial",
-                    prior=None) -> np.ndarray:
+def bv_distribution(hist, n, m: int | None = None, gamma: float | None = None,
+                    sampling: str | None = None, prior=None) -> np.ndarray:
     """P^ from the KDD'20 BV corrections of Recall@r (Jin et al. eq. 15).
 
     P^(r) = Recall^_BV(r) - Recall^_BV(r - 1) = P~^T ((1 - gamma) A^T A + gamma diag c)^{-1} A^T b_r
@@ -29,11 +29,13 @@ def bv_distribution(hist, n: int, m: int, gamma: float, sampling: str = "binomia
     P^ sums to 1 (H 1 = c) but can be negative. sum_{r<=K} P^(r) equals the mean BV
     Recall@K correction of the same sampled ranks.
     """
-    n, m = check_nm(n, m, sampling)
+    require(gamma=gamma)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     P = check_histogram(hist, m)
     _, gamma = parse_correction("bv", gamma)
     p = check_prior(prior, n)
-    mom = rank_law_moments("recall@1", n, m, sampling, p)
+    mom = rank_law_moments("recall@1", design, prior=p)
     y = solve_bv(dataclasses.replace(mom, atb=P[:, None]), 0, gamma)
-    out = mixture_matrix(n, m, sampling) @ y
+    out = mixture_matrix(design) @ y
     return out / n if p is None else out * p

@@ -12,7 +12,7 @@ from ..corrections.vectors import parse_correction
 from ..metrics import parse_metric
 from ..parallel import map_items
 from ..registry import ESTIMATORS
-from ..sampling import check_nm
+from ..design import as_design, require
 from .entropy import mes
 from .histogram import sampled_rank_histogram
 from .likelihood import check_solver, mle, mle_rows, wmle, wmle_reading, wmle_weights
@@ -29,13 +29,15 @@ __all__ = ["ESTIMATORS", "BATCH_HISTOGRAMS", "mle_distribution", "wmle_distribut
 BATCH_HISTOGRAMS = 50
 
 
-def estimate_many(hists, n: int, m: int, estimator: str, sampling: str = "binomial",
-                  **options) -> np.ndarray:
+def estimate_many(hists, n, m: int | None = None, estimator: str | None = None,
+                  sampling: str | None = None, **options) -> np.ndarray:
     """:func:`estimate_from_histogram` of each histogram (rows of ``hists``): (J, n).
 
     MLE and WMLE from the uniform start iterate all rows together (:func:`mle_rows`), the
     others run one histogram at a time.
     """
+    require(estimator=estimator)
+    design = as_design(n, m, sampling)
     name, opts = parse_estimator(estimator, **options)
     hists = list(hists)
     if name in ("mle", "wmle") and opts.get("init") is None:
@@ -45,14 +47,15 @@ def estimate_many(hists, n: int, m: int, estimator: str, sampling: str = "binomi
             reading = opts.get("reading", "printed")
             weights = wmle_weights(**{key: opts.pop(key) for key in ("weight", "C", "reading")
                                        if key in opts})
-        pi = mle_rows(hists, n, m, sampling, weights=weights, **opts)
-        return wmle_reading(pi, weights, reading, n, m, sampling) if weights is not None else pi
-    return np.stack([estimate_from_histogram(h, n, m, estimator, sampling, **options)
-                     for h in hists]) if hists else np.zeros((0, int(n)))
+        pi = mle_rows(hists, design, weights=weights, **opts)
+        return wmle_reading(pi, weights, reading, design) if weights is not None else pi
+    return np.stack([estimate_from_histogram(h, design, estimator=estimator, **options)
+                     for h in hists]) if hists else np.zeros((0, design.n))
 
 
-def estimate_batches(hists, n: int, m: int, estimator: str, sampling: str = "binomial", *,
-                     processes: int = 1, **options) -> np.ndarray:
+def estimate_batches(hists, n, m: int | None = None, estimator: str | None = None,
+                     sampling: str | None = None, *, processes: int = 1, **options
+                     ) -> np.ndarray:
     """:func:`estimate_many` on fixed batches of ``BATCH_HISTOGRAMS`` histograms, spread over
     worker processes: (J, n).
 
@@ -73,11 +76,14 @@ def estimate_batches(hists, n: int, m: int, estimator: str, sampling: str = "bin
     **options
         The estimator's options.
     """
-    return estimate_each(hists, n, m, {estimator: options}, sampling, processes=processes)[0]
+    require(estimator=estimator)
+    return estimate_each(hists, as_design(n, m, sampling), estimators={estimator: options},
+                         processes=processes)[0]
 
 
-def estimate_each(hists, n: int, m: int, estimators: dict, sampling: str = "binomial", *,
-                  processes: int = 1, first=None) -> list[np.ndarray]:
+def estimate_each(hists, n, m: int | None = None, estimators: dict | None = None,
+                  sampling: str | None = None, *, processes: int = 1, first=None
+                  ) -> list[np.ndarray]:
     """:func:`estimate_batches` of several estimators, all their batches in one pool:
     [(J, n) per estimator], in the order of ``estimators`` ({name: options}).
 
@@ -88,30 +94,32 @@ def estimate_each(hists, n: int, m: int, estimators: dict, sampling: str = "bino
     pool's items and the workers take the items in turn, so each worker gets its share of
     the costly estimators.
     """
+    require(estimators=estimators)
+    design = as_design(n, m, sampling)
     hists = list(hists)
     batches = [hists[lo:lo + BATCH_HISTOGRAMS] for lo in range(0, len(hists), BATCH_HISTOGRAMS)]
     heads = [[first]] if first is not None else []
     items = [(name, batch) for name in estimators for batch in batches]
     items += [(name, batch) for name in estimators for batch in heads]
-    done = iter(map_items(_estimate_batch, items, n, m, sampling, estimators,
-                          processes=processes))
+    done = iter(map_items(_estimate_batch, items, design, estimators, processes=processes))
     parts = {name: [] for name in estimators}
     for name, _ in items:
         parts[name].append(next(done))
     out = []
     for name in estimators:                     # the batches, then the head: head first
         found = parts[name][len(batches):] + parts[name][:len(batches)]
-        out.append(np.concatenate(found) if found else np.zeros((0, int(n))))
+        out.append(np.concatenate(found) if found else np.zeros((0, design.n)))
     return out
 
 
-def _estimate_batch(item, n, m, sampling, estimators) -> np.ndarray:
+def _estimate_batch(item, design, estimators) -> np.ndarray:
     name, hists = item
-    return estimate_many(hists, n, m, name, sampling, **estimators[name])
+    return estimate_many(hists, design, estimator=name, **estimators[name])
 
 
-def estimate_rank_distribution(sampled_ranks, n: int, m: int, estimator: str,
-                               sampling: str = "binomial", **options) -> np.ndarray:
+def estimate_rank_distribution(sampled_ranks, n, m: int | None = None,
+                               estimator: str | None = None, sampling: str | None = None,
+                               **options) -> np.ndarray:
     """Estimate P(r), r = 1..n, from sampled ranks r~ in 1..m+1 (Jin et al.); see
     :func:`estimate_from_histogram` for the estimators and options.
 
@@ -124,9 +132,11 @@ def estimate_rank_distribution(sampled_ranks, n: int, m: int, estimator: str,
     >>> p.shape, round(float(p.sum()), 6)
     ((1000,), 1.0)
     """
-    n, m = check_nm(n, m, sampling)
-    return estimate_from_histogram(sampled_rank_histogram(sampled_ranks, m), n, m, estimator,
-                                   sampling, **options)
+    require(estimator=estimator)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
+    return estimate_from_histogram(sampled_rank_histogram(sampled_ranks, m), design,
+                                   estimator=estimator, **options)
 
 
 def parse_estimator(estimator: str, **options) -> tuple[str, dict]:
@@ -168,14 +178,15 @@ def parse_estimator(estimator: str, **options) -> tuple[str, dict]:
     return name, dict(options)
 
 
-def estimate_from_histogram(hist, n: int, m: int, estimator: str, sampling: str = "binomial",
-                            **options) -> np.ndarray:
+def estimate_from_histogram(hist, n, m: int | None = None, estimator: str | None = None,
+                            sampling: str | None = None, **options) -> np.ndarray:
     """Estimate P(r), r = 1..n, from the histogram P~(r~) of sampled ranks (Jin et al.).
 
     Parameters
     ----------
     hist : array_like of length m + 1 (counts or frequencies)
     n, m : int
+        Or ``n`` a :class:`~sampled_metrics.design.Design`.
     estimator : {'mle', 'wmle', 'mes', 'bv'} (or 'bv_<gamma>', or a variant ``name-label``)
         The estimator's name (:func:`parse_estimator`).
     sampling : {'binomial', 'hypergeometric'}
@@ -191,25 +202,26 @@ def estimate_from_histogram(hist, n: int, m: int, estimator: str, sampling: str 
     -------
     ndarray of length n: P^(r) at index r - 1.
     """
+    require(estimator=estimator)
     name, options = parse_estimator(estimator, **options)
-    n, m = check_nm(n, m, sampling)
-    return ESTIMATORS[name].load()(hist, n, m, sampling=sampling, **options)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
+    return ESTIMATORS[name].load()(hist, design, **options)
 
 
-def mle_distribution(hist, n: int, m: int, sampling: str = "binomial", **options) -> np.ndarray:
+def mle_distribution(hist, design, **options) -> np.ndarray:
     """``mle``: P^ of :func:`~sampled_metrics.estimators.likelihood.mle`."""
-    return mle(hist, n, m, sampling, **options)[0]
+    return mle(hist, design, **options)[0]
 
 
-def wmle_distribution(hist, n: int, m: int, sampling: str = "binomial",
-                      **options) -> np.ndarray:
+def wmle_distribution(hist, design, **options) -> np.ndarray:
     """``wmle``: P^ of :func:`~sampled_metrics.estimators.likelihood.wmle`."""
-    return wmle(hist, n, m, sampling, **options)[0]
+    return wmle(hist, design, **options)[0]
 
 
-def mes_distribution(hist, n: int, m: int, sampling: str = "binomial", **options) -> np.ndarray:
+def mes_distribution(hist, design, **options) -> np.ndarray:
     """``mes``: P^ of :func:`~sampled_metrics.estimators.entropy.mes`."""
-    return mes(hist, n, m, sampling, **options)[0]
+    return mes(hist, design, **options)[0]
 
 
 def metric_from_distribution(metric, p) -> float:

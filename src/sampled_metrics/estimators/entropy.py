@@ -12,7 +12,7 @@ import numpy as np
 from scipy import linalg, special
 
 from ..registry import resolve_name
-from ..sampling import check_nm
+from ..design import as_design
 from .band import band_blocks, restrict_blocks, weighted_gram
 from .histogram import check_histogram, check_stopping, mixture_matrix
 
@@ -27,7 +27,7 @@ MES_HESSIAN_DROP = 1e-16
 MES_HESSIAN_ROWS = 128
 
 
-def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
+def mes(hist, n, m: int | None = None, sampling: str | None = None, eta: float = 0.001,
         max_iter: int = 100, tol: float = 1e-10,
         hessian: str = "banded", eta_scaling: str = "fixed") -> tuple[np.ndarray, dict]:
     """Maximal entropy with minimal distribution bias (Jin et al. eq. 24-27).
@@ -93,20 +93,21 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
         ``iterations``, ``converged``, ``kkt`` (the spread), ``objective`` (eta H - E),
         ``gap`` (duality gap, >= 0 up to rounding), ``seconds``.
     """
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     P = check_histogram(hist, m)
     eta = _check_eta(eta)
     if resolve_name("eta_scaling", eta_scaling, ("fixed", "bins")) == "bins":
         eta = eta / (m + 1)
     max_iter, tol = check_stopping(max_iter, tol)
     hessian = resolve_name("Hessian assembly", hessian, ("banded", "dense"))
-    A = mixture_matrix(n, m, sampling)
+    A = mixture_matrix(design)
     obs = P > 0
     if not obs.all():
         A = A[:, obs]
     P = P[obs]
     start = time.perf_counter()
-    blocks = (restrict_blocks(_hessian_band(n, m, sampling), np.flatnonzero(obs))
+    blocks = (restrict_blocks(_hessian_band(design), np.flatnonzero(obs))
               if hessian == "banded" else [(0, n, 0, P.size)])
 
     def dual(y):
@@ -151,15 +152,15 @@ def mes(hist, n: int, m: int, sampling: str = "binomial", eta: float = 0.001,
 
 
 @lru_cache(maxsize=4)
-def _hessian_band(n: int, m: int, sampling: str) -> tuple[tuple[int, int, int, int], ...]:
-    """The blocks of A (validated n, m, sampling) that carry MES's Hessian A^T diag(pi) A:
+def _hessian_band(design) -> tuple[tuple[int, int, int, int], ...]:
+    """The blocks of A (the design's) that carry MES's Hessian A^T diag(pi) A:
     ``MES_HESSIAN_ROWS`` rows each, over the columns where a row of the block has
     A >= ``MES_HESSIAN_DROP`` times the row's maximum."""
-    return tuple(band_blocks(mixture_matrix(n, m, sampling), MES_HESSIAN_DROP,
+    return tuple(band_blocks(mixture_matrix(design), MES_HESSIAN_DROP,
                              MES_HESSIAN_ROWS, relative=True))
 
 
-def mes_kkt_residual(pi, hist, n: int, m: int, sampling: str = "binomial",
+def mes_kkt_residual(pi, hist, n, m: int | None = None, sampling: str | None = None,
                      eta: float = 0.001) -> float:
     """KKT spread of MES (eq. 26-27) at ``pi``: max_r g_r - min_r g_r, with the gradient
 
@@ -169,7 +170,8 @@ def mes_kkt_residual(pi, hist, n: int, m: int, sampling: str = "binomial",
     simplex where all g_r are equal (to the multiplier of sum pi = 1): the spread is 0
     there. Returns inf if some pi_r <= 0.
     """
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     P = check_histogram(hist, m)
     eta = _check_eta(eta)
     pi = np.asarray(pi, dtype=np.float64)
@@ -177,7 +179,7 @@ def mes_kkt_residual(pi, hist, n: int, m: int, sampling: str = "binomial",
         raise ValueError(f"pi must be a vector of length n={n}, got shape {pi.shape}")
     if np.any(pi <= 0):
         return float("inf")
-    A = mixture_matrix(n, m, sampling)
+    A = mixture_matrix(design)
     g = -eta * (np.log(pi) + 1) - 2 * (A @ (P * (pi @ A - P)))
     return float(g.max() - g.min())
 

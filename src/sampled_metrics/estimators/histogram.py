@@ -10,7 +10,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..checks import check_allocation, check_ranks
-from ..sampling import check_nm, rank_pmf
+from ..design import as_design
+from ..sampling import rank_pmf
 
 __all__ = ["sampled_rank_histogram", "mixture_matrix", "check_law_matrix_size",
            "check_histogram", "check_stopping"]
@@ -40,7 +41,7 @@ def sampled_rank_histogram(sampled_ranks, m: int, normalize: bool = True) -> np.
     return counts / s.size if normalize else counts
 
 
-def mixture_matrix(n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+def mixture_matrix(n, m: int | None = None, sampling: str | None = None) -> np.ndarray:
     """The n x (m+1) matrix A[r - 1, r~ - 1] = p(r~ | r) (Jin et al. eq. 16-18).
 
     binomial (eq. 16):  p(r~ | r) = C(m, r~-1) theta_r^(r~-1) (1 - theta_r)^(m-r~+1),
@@ -48,11 +49,10 @@ def mixture_matrix(n: int, m: int, sampling: str = "binomial") -> np.ndarray:
     hypergeometric:     sampling without replacement (see :mod:`sampled_metrics.sampling`).
 
     Rows come from :func:`sampled_metrics.sampling.rank_pmf`, built in blocks of rows (peak
-    memory ~ the result: 80 MB for n = 1e5, m = 99). The result is cached per
-    (n, m, sampling) and read-only.
+    memory ~ the result: 80 MB for n = 1e5, m = 99). The result is cached per design and
+    read-only; ``n`` may be a :class:`~sampled_metrics.design.Design`.
     """
-    n, m = check_nm(n, m, sampling)
-    return _mixture_matrix(n, m, sampling)
+    return _mixture_matrix(as_design(n, m, sampling))
 
 
 def check_law_matrix_size(n: int, m: int) -> None:
@@ -63,12 +63,13 @@ def check_law_matrix_size(n: int, m: int) -> None:
 
 
 @lru_cache(maxsize=4)
-def _mixture_matrix(n: int, m: int, sampling: str) -> np.ndarray:
+def _mixture_matrix(design) -> np.ndarray:
+    n, m = design.n, design.m
     check_law_matrix_size(n, m)
     A = np.empty((n, m + 1))
     rows = max(1, 2_000_000 // (m + 1))
     for lo in range(0, n, rows):
-        A[lo:lo + rows] = rank_pmf(np.arange(lo + 1, min(n, lo + rows) + 1), n, m, sampling)
+        A[lo:lo + rows] = rank_pmf(np.arange(lo + 1, min(n, lo + rows) + 1), design)
     A.flags.writeable = False
     return A
 

@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from ..registry import resolve_name
-from ..sampling import check_nm
+from ..design import as_design
 from .em import em_rows, squarem_rows
 from .histogram import check_histogram, check_stopping, mixture_matrix
 
@@ -76,15 +76,16 @@ def check_solver(solver) -> str:
     return resolve_name("MLE solver", solver, MLE_SOLVERS)
 
 
-def expected_weights(weights, n: int, m: int, sampling: str = "binomial") -> np.ndarray:
+def expected_weights(weights, n, m: int | None = None, sampling: str | None = None) -> np.ndarray:
     """w_bar(r) = E[w(r~) | r] = sum_{r~} p(r~ | r) w(r~), r = 1..n: the factor by which
     weighting the sampled ranks scales the share of users of true rank r."""
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     w = weights(np.arange(1, m + 2)) if callable(weights) else np.asarray(weights, float)
-    return mixture_matrix(n, m, sampling) @ np.asarray(w, dtype=np.float64)
+    return mixture_matrix(design) @ np.asarray(w, dtype=np.float64)
 
 
-def wmle(hist, n: int, m: int, sampling: str = "binomial", weight: str = "ndcg",
+def wmle(hist, n, m: int | None = None, sampling: str | None = None, weight: str = "ndcg",
          C: float = 10, reading: str = "printed", **mle_options) -> tuple[np.ndarray, dict]:
     """Weighted MLE of P(r) (Jin et al. eq. 22-23) under one of three readings.
 
@@ -107,10 +108,11 @@ def wmle(hist, n: int, m: int, sampling: str = "binomial", weight: str = "ndcg",
 
     ``mle_options``: those of :func:`mle` (max_iter, tol, init, solver, epochs).
     """
+    design = as_design(n, m, sampling)
     reading = check_reading(reading)
     w = wmle_weights(weight, C, reading)
-    pi, info = mle(hist, n, m, sampling, weights=w, **mle_options)
-    return wmle_reading(pi, w, reading, n, m, sampling), {**info, "reading": reading}
+    pi, info = mle(hist, design, weights=w, **mle_options)
+    return wmle_reading(pi, w, reading, design), {**info, "reading": reading}
 
 
 def wmle_weights(weight: str = "ndcg", C: float = 10, reading: str = "printed"):
@@ -118,15 +120,16 @@ def wmle_weights(weight: str = "ndcg", C: float = 10, reading: str = "printed"):
     return weight_function(weight, C, zero_based=check_reading(reading) == "zero_based")
 
 
-def wmle_reading(pi, w, reading: str, n: int, m: int, sampling: str) -> np.ndarray:
-    """The WMLE reading's estimate from the weighted fit ``pi`` (rows of pi for several)."""
+def wmle_reading(pi, w, reading: str, design) -> np.ndarray:
+    """The WMLE reading's estimate from the weighted fit ``pi`` (rows of pi for several)
+    under ``design`` (:class:`~sampled_metrics.design.Design`)."""
     if check_reading(reading) != "detilt":
         return pi
-    pi = pi / expected_weights(w, n, m, sampling)
+    pi = pi / expected_weights(w, design)
     return pi / pi.sum(axis=-1, keepdims=True)
 
 
-def mle_rows(hists, n: int, m: int, sampling: str = "binomial", weights=None,
+def mle_rows(hists, n, m: int | None = None, sampling: str | None = None, weights=None,
              max_iter: int = 10_000, tol: float | None = None, solver: str | None = None,
              epochs: int | None = None) -> np.ndarray:
     """:func:`mle` of each histogram (rows of ``hists``), iterated together: (J, n).
@@ -135,10 +138,11 @@ def mle_rows(hists, n: int, m: int, sampling: str = "binomial", weights=None,
     EM steps, on all rows at once (:mod:`sampled_metrics.estimators.em`), each row with its own
     steps and stopping rule. The uniform start of every row, as Jin et al.'s.
     """
-    problems = [mle_problem(h, n, m, sampling, weights, max_iter, tol, None, solver, epochs)
+    design = as_design(n, m, sampling)
+    problems = [mle_problem(h, design, None, None, weights, max_iter, tol, None, solver, epochs)
                 for h in hists]
     if not problems:
-        return np.zeros((0, int(n)))
+        return np.zeros((0, design.n))
     A, _, _, solver, max_iter, tol = problems[0]
     H = np.stack([p[1] for p in problems])
     PI = np.stack([p[2] for p in problems])
@@ -161,7 +165,7 @@ def mle_rows(hists, n: int, m: int, sampling: str = "binomial", weights=None,
     return PI
 
 
-def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
+def mle(hist, n, m: int | None = None, sampling: str | None = None, weights=None,
         max_iter: int = 10_000, tol: float | None = None, init=None,
         solver: str | None = None, epochs: int | None = None) -> tuple[np.ndarray, dict]:
     """(Weighted) maximum likelihood P^ on the histogram (Jin et al. eq. 19-23, 29).
@@ -281,7 +285,8 @@ def mle(hist, n: int, m: int, sampling: str = "binomial", weights=None,
 def mle_problem(hist, n, m, sampling, weights, max_iter, tol, init, solver, epochs):
     """Validated inputs of :func:`mle`: (A, h normalised (weighted), starting pi, solver,
     max_iter, tol), with ``epochs`` turned into max_iter = epochs and tol = 0."""
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     if solver is None:
         solver = "em" if epochs is not None else "squarem"
     solver = check_solver(solver)
@@ -311,4 +316,4 @@ def mle_problem(hist, n, m, sampling, weights, max_iter, tol, init, solver, epoc
         if pi.shape != (n,) or not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
             raise ValueError(f"init must be {n} finite non-negative numbers, not all zero")
         pi = pi / pi.sum()
-    return mixture_matrix(n, m, sampling), h, pi, solver, max_iter, tol
+    return mixture_matrix(design), h, pi, solver, max_iter, tol

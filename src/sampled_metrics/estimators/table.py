@@ -15,8 +15,7 @@ from ..logs import progress
 from ..metrics import parse_metrics
 from ..registry import DEFAULT_METHODS, name_list
 from ..resampling import COVERS_NOISE, bootstrap_histograms, percentile_interval
-from ..evaluators.catalogue import resolve_evaluator
-from ..sampling import check_nm
+from ..evaluators.catalogue import design_of
 from .dispatch import estimate_each, parse_estimator
 from .histogram import check_law_matrix_size, sampled_rank_histogram
 
@@ -98,9 +97,8 @@ def estimate(sampled_ranks, n: int, m: int | None, metrics, estimators=DEFAULT_E
     >>> t[["metric", "estimator"]].values.tolist()
     [['recall@10', 'mle']]
     """
-    design = resolve_evaluator(evaluator, sampling=sampling, m=m, long=False)
-    sampling = design.sampling
-    n, m = check_nm(n, design.m, sampling)
+    design = design_of(n, m, sampling=sampling, evaluator=evaluator)
+    n, m, sampling = design.n, design.m, design.sampling
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
     processes = available_cpus() if processes is None else check_integer("processes",
@@ -119,8 +117,9 @@ def estimate(sampled_ranks, n: int, m: int | None, metrics, estimators=DEFAULT_E
     with progress("sampled-metrics estimate", total=1) as bar:
         # every estimator's estimate and bootstrap batches in one pool of processes
         bar.advance(0, f"{', '.join(estimators)}: estimates and {bootstrap} bootstrap draws")
-        found = estimate_each(boot, n, m, {e: options.get(e, {}) for e in estimators},
-                              sampling, processes=processes, first=hist)
+        found = estimate_each(boot, design,
+                              estimators={e: options.get(e, {}) for e in estimators},
+                              processes=processes, first=hist)
         bar.advance()
     rows = []
     for estimator, estimates in zip(estimators, found):      # the estimate, then the draws

@@ -14,7 +14,7 @@ from ..lazy import lazy_names
 #: each public name -> the module defining it (imported on first use)
 _NAMES = {"EVALUATORS": "catalogue", "Evaluator": "catalogue", "evaluator_names": "catalogue",
           "evaluator_sampling": "catalogue", "get_evaluator": "catalogue",
-          "resolve_evaluator": "catalogue", "EvaluatorDesign": "catalogue",
+          "resolve_evaluator": "catalogue", "design_of": "catalogue",
           "reported_rank_pmf": "law", "distinct_draws_pmf": "law", "from_scores": "scores",
           "simulate_candidates": "simulate", "reported_ranks": "simulate"}
 

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..design import Design
 from ..registry import Registry, check_sampling
 
 __all__ = ["DRAWS", "SELF_DRAWS", "EVALUATOR_TIE_RULES", "Evaluator", "EVALUATORS", "get_evaluator",
-           "evaluator_names", "correctable_evaluator", "EvaluatorDesign", "resolve_evaluator",
+           "evaluator_names", "correctable_evaluator", "resolve_evaluator", "design_of",
            "evaluator_sampling", "evaluator_notes"]
 
 DRAWS = ("with_replacement", "without_replacement", "popularity", "top_popular")
@@ -260,21 +261,11 @@ probability: use integrations.recbole.capture
     return e
 
 
-@dataclass(frozen=True)
-class EvaluatorDesign:
-    """The sampling design an evaluator implies, with what was given beside it
-    (:func:`resolve_evaluator`): the evaluator's entry (None where none is named), the law
-    of the ranks (``binomial`` or ``hypergeometric``) and m (None where neither the
-    caller nor an evaluator gives one, and for the long format, which gives each user's)."""
-
-    evaluator: Evaluator | None
-    sampling: str
-    m: int | None
-
-
-def resolve_evaluator(evaluator=None, *, sampling=None, m=None, long: bool | None,
-                      names: tuple[str, str] = ("sampling", "evaluator")) -> EvaluatorDesign:
-    """The design an evaluator implies, by the one rule of the library and every command.
+def resolve_evaluator(evaluator=None, *, sampling=None, m=None, long: bool | None, n=None,
+                      names: tuple[str, str] = ("sampling", "evaluator")) -> Design:
+    """The design an evaluator implies, by the one rule of the library and every command:
+    a :class:`~sampled_metrics.design.Design` of ``n`` items (None where not known here),
+    checked once.
 
     With no evaluator, the law given (default ``binomial``) and the m given. With one (a
     name of :func:`get_evaluator` or its entry), refused in one line where no correction
@@ -295,14 +286,14 @@ def resolve_evaluator(evaluator=None, *, sampling=None, m=None, long: bool | Non
 
     Examples
     --------
-    >>> d = resolve_evaluator("Elliot", long=False)
-    >>> d.evaluator.name, d.sampling, d.m
-    ('elliot', 'hypergeometric', 100)
+    >>> d = resolve_evaluator("Elliot", long=False, n=3706)
+    >>> d.evaluator.name, d.n, d.m, d.sampling
+    ('elliot', 3706, 100, 'hypergeometric')
     >>> d = resolve_evaluator("ncf", sampling="Hypergeometric", long=True)
     >>> d.sampling, d.m                   # the long format gives each user's m
     ('hypergeometric', None)
     >>> resolve_evaluator(None, m=99, long=False)
-    EvaluatorDesign(evaluator=None, sampling='binomial', m=99)
+    Design(n=None, m=99, sampling='binomial', evaluator=None)
     >>> resolve_evaluator("ReChorus", sampling="binomial", long=False)
     Traceback (most recent call last):
     ...
@@ -317,7 +308,7 @@ follow no binomial or hypergeometric law; give the long format from_scores write
     """
     given = None if sampling is None else check_sampling(sampling)
     if evaluator is None:
-        return EvaluatorDesign(None, given or "binomial", m)
+        return Design(n, m, given or "binomial")
     e = get_evaluator(evaluator)
     written = _written(evaluator, e)
     _refuse_uncorrectable(e, written, names[1])
@@ -330,7 +321,29 @@ follow no binomial or hypergeometric law; give the long format from_scores write
     if given is not None and given != e.sampling:
         raise ValueError(f"{names[0]} {sampling!r} contradicts {names[1]} {written!r}, whose "
                          f"ranks follow the {e.sampling} law")
-    return EvaluatorDesign(e, e.sampling, m if m is not None or long else e.negatives)
+    return Design(n, m if m is not None or long else e.negatives, e.sampling, e)
+
+
+def design_of(n, m=None, *, sampling=None, evaluator=None, long: bool | None = False,
+              names: tuple[str, str] = ("sampling", "evaluator")) -> Design:
+    """The design of a public function's arguments, built once: ``n`` a
+    :class:`~sampled_metrics.design.Design` as it is (then no ``m``, ``sampling`` or
+    ``evaluator`` beside it), else :func:`resolve_evaluator` of them, n and m both known.
+
+    Examples
+    --------
+    >>> d = design_of(3706, None, evaluator="elliot")
+    >>> d.n, d.m, d.sampling
+    (3706, 100, 'hypergeometric')
+    >>> design_of(d) is d
+    True
+    """
+    if isinstance(n, Design):
+        if m is not None or sampling is not None or evaluator is not None:
+            raise TypeError("give a Design or n, m, the law and the evaluator, not both")
+        return n.known()
+    return resolve_evaluator(evaluator, sampling=sampling, m=m, long=long, n=n,
+                             names=names).known()
 
 
 def _written(evaluator, e: Evaluator) -> str:

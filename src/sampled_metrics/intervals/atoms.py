@@ -28,7 +28,8 @@ from ..checks import check_allocation
 from ..estimators.histogram import mixture_matrix
 from ..parallel import thread_count
 from ..registry import resolve_name
-from ..sampling import check_nm, check_sampling, log_rank_pmf_at
+from ..design import check_nm
+from ..sampling import check_sampling, log_rank_pmf_at
 
 __all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms", "atom_metric"]
 

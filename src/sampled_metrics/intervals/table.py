@@ -13,13 +13,12 @@ import pandas as pd
 
 from ..checks import check_bootstrap_draws, check_distinct, check_integer, check_sampled_ranks
 from ..corrections.vectors import correction_label, correction_vectors
-from ..evaluators.catalogue import resolve_evaluator
+from ..evaluators.catalogue import design_of
 from ..metrics import parse_metrics
 from ..multipositive.longformat import check_pools, read_long, resolve_long_evaluator, \
     summarise_long
 from ..registry import CORRECT_METHODS, DEFAULT_METHODS, name_list
 from ..resampling import COVERS_FULL, COVERS_NOISE, bootstrap_histograms, percentile_interval
-from ..sampling import check_nm
 from .atoms import check_shape
 from .recommended import RECOMMENDED, recommended_interval
 from .shape_test import shape_note
@@ -87,9 +86,8 @@ def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_C
     >>> table.correction.tolist(), table.covers.tolist()
     (['recommended', 'cls'], ['full metric', "users' noise"])
     """
-    design = resolve_evaluator(evaluator, sampling=sampling, m=m, long=False)
-    sampling = design.sampling
-    n, m = check_nm(n, design.m, sampling)
+    design = design_of(n, m, sampling=sampling, evaluator=evaluator)
+    n, m, sampling = design.n, design.m, design.sampling
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
     metrics = parse_metrics(metrics, distinct=True)
@@ -104,7 +102,7 @@ def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_C
         x, gamma if x.lower() == "bv" else None) for x, rec in zip(names, recommended)], names)
     shape = _check_shape(shape, any(recommended))
     ranks = check_sampled_ranks("sampled ranks", sampled_ranks, m)
-    vectors = correction_vectors(metrics, n, m, specs, sampling) if specs else {}
+    vectors = correction_vectors(metrics, design, corrections=specs) if specs else {}
     boot = bootstrap_histograms(ranks, m, bootstrap, seed) if specs else None
     best = (recommended_interval(ranks, n, m, [x.name for x in metrics], sampling, level,
                                  shape=shape).set_index("metric")

@@ -24,7 +24,7 @@ from ..corrections.moments import check_prior
 from ..corrections.planning import smallest_m
 from ..estimators.histogram import mixture_matrix
 from ..metrics import parse_metric
-from ..sampling import check_nm, check_sampling
+from ..design import as_design, check_nm, require
 from .atoms import atom_grid, atom_ranges, check_shape, histogram_atoms
 from .profile import mixture_mle
 from .recommended import histogram_interval
@@ -43,7 +43,7 @@ class WidthPlan:
     max_m: int
 
 
-def pilot_prior(sampled_ranks, n: int, m: int, sampling: str = "binomial",
+def pilot_prior(sampled_ranks, n, m: int | None = None, sampling: str | None = None,
                 shape: str = "non-increasing") -> np.ndarray:
     """P^(r), r = 1..n: the most likely rank distribution under ``shape`` given a pilot's
     sampled ranks (one n and m for all users).
@@ -57,8 +57,8 @@ def pilot_prior(sampled_ranks, n: int, m: int, sampling: str = "binomial",
     >>> round(float(P.sum()), 12), bool(np.all(np.diff(P) <= 1e-15))   # non-increasing
     (1.0, True)
     """
-    sampling = check_sampling(sampling)
-    n, m = check_nm(n, m, sampling)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     shape = check_shape(shape)
     s = np.asarray(sampled_ranks).reshape(-1)
     if s.size < 1 or np.any(s < 1) or np.any(s > m + 1) or not np.all(s == np.round(s)):
@@ -73,9 +73,9 @@ def pilot_prior(sampled_ranks, n: int, m: int, sampling: str = "binomial",
     return P / P.sum()
 
 
-def expected_width(prior, n: int, m: int, users: int, metrics, sampling: str = "binomial",
-                   level: float = 0.95, *, shape: str = "non-increasing",
-                   spread: str = "linear") -> dict:
+def expected_width(prior, n, m: int | None = None, users: int | None = None, metrics=None,
+                   sampling: str | None = None, level: float = 0.95, *,
+                   shape: str = "non-increasing", spread: str = "linear") -> dict:
     """The recommended interval's width per metric on the expected histogram U q_P of
     ``users`` users at m negatives, P = ``prior`` (n probabilities) (module docstring).
 
@@ -87,15 +87,16 @@ def expected_width(prior, n: int, m: int, users: int, metrics, sampling: str = "
     >>> bool(0 < w400 < w100 < 1)
     True
     """
-    sampling = check_sampling(sampling)
-    n, m = check_nm(n, m, sampling)
+    require(users=users, metrics=metrics)
+    design = as_design(n, m, sampling)
+    n, m, sampling = design.n, design.m, design.sampling
     users = check_integer("users", users, 2)
     P = check_prior(prior, n)
     if P is None:
         raise ValueError("the rank distribution (prior) is required")
     check_allocation(n * (m + 1.0), f"the law of the sampled rank over n = {n} ranks and "
                                     f"m = {m} negatives")
-    counts = users * (mixture_matrix(n, m, sampling).T @ P)
+    counts = users * (mixture_matrix(design).T @ P)
     out = histogram_interval(counts, n, m, metrics, sampling, level, shape=shape,
                              spread=spread)
     return dict(zip(out["metric"], out["ci_high"] - out["ci_low"]))

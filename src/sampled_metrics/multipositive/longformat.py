@@ -43,7 +43,8 @@ import pandas as pd
 
 from ..checks import check_allocation, check_bootstrap_draws, check_integer
 from ..corrections.vectors import correction_label
-from ..evaluators.catalogue import EvaluatorDesign, get_evaluator, resolve_evaluator
+from ..design import Design
+from ..evaluators.catalogue import get_evaluator, resolve_evaluator
 from ..metrics import parse_metrics
 from ..resampling import bootstrap_means, percentile_interval
 from ..sampling import check_sampling
@@ -240,7 +241,7 @@ def _one_evaluator(path, names) -> str | None:
 
 def resolve_long_evaluator(given, recorded, where, *, sampling=None,
                            names: tuple[str, str] = ("sampling", "evaluator")
-                           ) -> EvaluatorDesign:
+                           ) -> Design:
     """The design of a long-format input, resolved once
     (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator` with ``long=True``):
     of the evaluator ``given`` (an option or argument that ``names[1]`` calls), else of the

@@ -30,7 +30,8 @@ from ...corrections.vectors import correction_label, correction_vectors
 from ...evaluation.rankfile import read_rank_files
 from ...metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
-from ...sampling import check_nm, expected_metric_matrix
+from ...design import check_nm
+from ...sampling import expected_metric_matrix
 from ..tables import percent, write_csv, write_table
 
 __all__ = ["PAPER_DATASET", "per_repeat_frame",

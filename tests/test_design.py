@@ -1,0 +1,100 @@
+"""The sampling design as one value: built and checked once per public call, then handed
+down and trusted (sampled_metrics.design)."""
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+
+import sampled_metrics as sm
+from sampled_metrics.design import Design, as_design
+from sampled_metrics.evaluators.catalogue import design_of
+
+N, M = 1000, 99
+
+
+@pytest.fixture(scope="module")
+def ranks():
+    rng = np.random.default_rng(3)
+    r = [np.clip(rng.geometric(p, 400), 1, N) for p in (0.01, 0.014)]
+    return [sm.draw_sampled_ranks(x, N, M, rng=rng) for x in r]
+
+
+def checks(call) -> int:
+    """How many designs ``call`` builds (each one is checked when built)."""
+    count = [0]
+    post = Design.__post_init__
+
+    def counted(self):
+        count[0] += 1
+        return post(self)
+
+    with mock.patch.object(Design, "__post_init__", counted):
+        call()
+    return count[0]
+
+
+CALLS = {
+    "correct": lambda s: sm.correct(s[0], N, M, "recall@10", ["sampled", "cls", "bv_0.1"],
+                                    bootstrap=40),
+    "estimate": lambda s: sm.estimate(s[0], N, M, "recall@10", ["mle", "mes", "bv_0.1"],
+                                      bootstrap=40),
+    "compare_ranks": lambda s: sm.compare_ranks({"A": s[0], "B": s[1]}, N, M, "recall@10",
+                                                ["sampled", "cls", "mn", "mes", "mle"],
+                                                bootstrap=40, estimator_bootstrap=2),
+    "bound_full_metric": lambda s: sm.bound_full_metric({"recall@10": 0.5}, N, M, "ndcg@10"),
+    "correction": lambda s: sm.correction("ndcg@10", N, M, "bv_0.1"),
+    "expected_sampled_metric": lambda s: sm.expected_sampled_metric("ap", [1, 9], N, M),
+    "rank_pmf": lambda s: sm.rank_pmf([1, 9], N, M, "hypergeometric"),
+}
+
+
+@pytest.mark.parametrize("name", CALLS)
+def test_a_public_call_checks_its_design_once(name, ranks):
+    """Every public call builds one design from its loose arguments; the functions below
+    take it and check nothing again (the MES and MLE of each bootstrap draw, the MN system,
+    the bias curves, the bounds' columns)."""
+    assert checks(lambda: CALLS[name](ranks)) == 1
+
+
+def test_the_recommended_answer_adds_one_design_per_group_of_users(ranks):
+    """The recommended row builds the design of each group of users sharing (n_u, m_u),
+    one here, beside the call's own."""
+    assert checks(lambda: sm.correct(ranks[0], N, M, "recall@10", ["recommended"])) == 2
+
+
+def test_a_design_is_the_loose_arguments_checked_once():
+    """A Design given where n goes is taken as it is; the results are those of the loose
+    arguments, and mixing the two is refused."""
+    d = Design(N, M, "hypergeometric")
+    assert as_design(d) is d
+    assert checks(lambda: sm.rank_pmf([1, 9], d)) == 0
+    assert np.array_equal(sm.rank_pmf([1, 9], d), sm.rank_pmf([1, 9], N, M, "hypergeometric"))
+    with pytest.raises(TypeError, match="not both"):
+        as_design(d, M)
+    with pytest.raises(TypeError, match="not both"):
+        design_of(d, evaluator="elliot")
+
+
+@pytest.mark.parametrize("n, m, sampling, message", [
+    (100, 100, "binomial", "need n > m: cannot sample m=100"),
+    (100, 0, "binomial", "m (number of sampled items) must be >= 1, got m=0"),
+    (100.5, 9, "binomial", "n (number of items) must be an integer, got 100.5"),
+    (100, 9, "poisson", "unknown sampling law 'poisson'"),
+    (1, None, "binomial", "n (number of items) must be >= 2, got n=1"),
+])
+def test_a_bad_design_is_refused_in_one_line(n, m, sampling, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")) as err:
+        Design(n, m, sampling)
+    assert "\n" not in str(err.value)
+
+
+def test_a_design_stores_canonical_values():
+    d = Design(np.int64(3706), 100.0, " Hypergeometric")
+    assert (d.n, d.m, d.sampling) == (3706, 100, "hypergeometric")
+    assert type(d.n) is int and type(d.m) is int
+    assert d == Design(3706, 100, "hypergeometric") and hash(d) == hash(Design(3706, 100,
+                                                                             "hypergeometric"))
+    with pytest.raises(ValueError, match="n \\(number of items\\) must be an integer, got None"):
+        Design(None, 100).known()
