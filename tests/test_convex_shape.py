@@ -9,6 +9,7 @@ from test_intervals import closed_form_rounding
 from test_sampling import pmf_rounding
 
 from sampled_metrics.cli import main
+from sampled_metrics.design import Design
 from sampled_metrics.estimators.histogram import mixture_matrix
 from sampled_metrics.intervals import correct, correct_positions, recommended_interval
 from sampled_metrics.intervals.atoms import (LIKELIHOOD_FLOOR, atom_grid, atom_metric,
@@ -43,7 +44,7 @@ def test_convex_atoms_are_weighted_averages_of_the_law_and_of_the_metric(law):
     # every term non-negative: the running sums of the running sums (2k additions), the
     # clipped part, the division, against the reference's n-term dot products and its
     # weights' division: relative gamma(3n + 8), and the floor
-    L = histogram_atoms(n, m, law, a, b, slope)
+    L = histogram_atoms(Design(n, m, law), a, b, slope)
     assert np.all(np.abs(L.T - reference) <= gamma(3 * n + 8) * reference + LIKELIHOOD_FLOOR)
     weights = parse_metric("ndcg@10").weights(n)
     c = atom_metric(parse_metric("ndcg@10").weights, n, a, b, slope)
@@ -86,7 +87,7 @@ def test_a_convex_p_is_the_mixture_of_its_second_differences():
     # the atoms within gamma(3n + 8) relative, the n + 1 products with the weights
     # (gamma(n + 2) of the terms' sizes), the weights' own rounding dw, and the reference's
     # n-term products (gamma(n)): every term's size is L |w| or A^T P
-    L = histogram_atoms(n, m, "binomial", a, b, slope)
+    L = histogram_atoms(Design(n, m, "binomial"), a, b, slope)
     got = L @ w
     bound = gamma(4 * n + 10) * (L @ np.abs(w) + law) + L @ dw + LIKELIHOOD_FLOOR
     assert np.all(np.abs(got - law) <= bound)
@@ -146,8 +147,8 @@ def test_the_statistic_is_the_two_fits_loss():
     assert np.isnan(p)
     h = np.bincount(s - 1, minlength=m + 1).astype(float)
     seen = h > 0
-    _, l_convex = mixture_mle(histogram_atoms(n, m, "binomial", *convex)[seen], h[seen])
-    _, l_family = mixture_mle(histogram_atoms(n, m, "binomial", *family)[seen], h[seen])
+    _, l_convex = mixture_mle(histogram_atoms(Design(n, m, "binomial"), *convex)[seen], h[seen])
+    _, l_family = mixture_mle(histogram_atoms(Design(n, m, "binomial"), *family)[seen], h[seen])
     # each of the four fits within its solver's gap of its maximum (TEST_GAP, MLE_GAP)
     assert abs(T - (l_family - l_convex)) <= 2 * TEST_GAP + 2 * MLE_GAP
 

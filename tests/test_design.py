@@ -10,6 +10,7 @@ import pytest
 import sampled_metrics as sm
 from sampled_metrics.design import Design, as_design
 from sampled_metrics.evaluators.catalogue import design_of
+from sampled_metrics.intervals import recommended_interval
 
 N, M = 1000, 99
 
@@ -43,6 +44,8 @@ CALLS = {
     "compare_ranks": lambda s: sm.compare_ranks({"A": s[0], "B": s[1]}, N, M, "recall@10",
                                                 ["sampled", "cls", "mn", "mes", "mle"],
                                                 bootstrap=40, estimator_bootstrap=2),
+    "results_table": lambda s: sm.results_table({"A": s[0], "B": s[1]}, n=N, m=M,
+                                                bootstrap=200),
     "bound_full_metric": lambda s: sm.bound_full_metric({"recall@10": 0.5}, N, M, "ndcg@10"),
     "correction": lambda s: sm.correction("ndcg@10", N, M, "bv_0.1"),
     "expected_sampled_metric": lambda s: sm.expected_sampled_metric("ap", [1, 9], N, M),
@@ -54,14 +57,22 @@ CALLS = {
 def test_a_public_call_checks_its_design_once(name, ranks):
     """Every public call builds one design from its loose arguments; the functions below
     take it and check nothing again (the MES and MLE of each bootstrap draw, the MN system,
-    the bias curves, the bounds' columns)."""
+    the bias curves, the recommended answer, each model of a results table, the bounds'
+    columns)."""
     assert checks(lambda: CALLS[name](ranks)) == 1
 
 
-def test_the_recommended_answer_adds_one_design_per_group_of_users(ranks):
-    """The recommended row builds the design of each group of users sharing (n_u, m_u),
-    one here, beside the call's own."""
-    assert checks(lambda: sm.correct(ranks[0], N, M, "recall@10", ["recommended"])) == 2
+def test_the_recommended_answer_takes_the_call_s_design(ranks):
+    """correct's recommended row reads the call's design (one n for all users)."""
+    assert checks(lambda: sm.correct(ranks[0], N, M, "recall@10", ["recommended"])) == 1
+
+
+def test_per_user_designs_are_built_once_per_group(ranks):
+    """With one n_u per user, each group of users sharing (n_u, m_u) has its design, built
+    once: two groups, two designs, however many users."""
+    s = ranks[0]
+    n_u = np.where(np.arange(s.size) % 2 == 0, N, N - 100)
+    assert checks(lambda: recommended_interval(s, n_u, M, "recall@10")) == 2
 
 
 def test_a_design_is_the_loose_arguments_checked_once():

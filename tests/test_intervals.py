@@ -13,6 +13,7 @@ from test_sampling import pmf_rounding
 
 import sampled_metrics as sm
 from sampled_metrics.cli import main
+from sampled_metrics.design import Design
 from sampled_metrics.estimators.histogram import mixture_matrix
 from sampled_metrics.intervals import correct, correct_positions, recommended_interval
 from sampled_metrics.intervals.atoms import (LIKELIHOOD_FLOOR, atom_grid, atom_metric,
@@ -62,7 +63,7 @@ def test_atoms_are_averages_of_the_law_and_of_the_metric(law, shape):
     n, m = 200, 15
     a, b, _ = atom_ranges(atom_grid(n, m, [10], shape), shape)
     A = mixture_matrix(n, m, law)
-    L = histogram_atoms(n, m, law, a, b)
+    L = histogram_atoms(Design(n, m, law), a, b)
     weights = parse_metric("ndcg@10").weights(n)
     c = atom_metric(parse_metric("ndcg@10").weights, n, a, b)
     # running sums against a mean of the b - a rows (gamma(b - a) of their sum, and u), and
@@ -146,7 +147,7 @@ def histogram_fit(metric, n=1000, m=50, users=3000):
     _, s = simulated("ml1m", n, m, users)
     a, b, _ = atom_ranges(atom_grid(n, m, [10]))
     h = np.bincount(s - 1, minlength=m + 1).astype(float)
-    L = histogram_atoms(n, m, "binomial", a, b)[h > 0]
+    L = histogram_atoms(Design(n, m, "binomial"), a, b)[h > 0]
     h = h[h > 0]
     w_mle, loglik = mixture_mle(L, h)
     return L, h, w_mle, loglik, atom_metric(parse_metric(metric).weights, n, a, b)

@@ -45,14 +45,18 @@ def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:
     ValueError: m (number of sampled items) must be >= 1, got m=0
     """
     check_sampling(sampling)
-    n_int = check_integer("n (number of items)", n)
-    m_int = check_integer("m (number of sampled items)", m)
-    if m_int < 1:
-        raise ValueError(f"m (number of sampled items) must be >= 1, got m={m_int}")
-    if n_int <= m_int:
-        raise ValueError(f"need n > m: cannot sample m={m_int} irrelevant items from "
-                         f"n - 1={n_int - 1} others")
-    return n_int, m_int
+    return _check_pair(check_integer("n (number of items)", n),
+                       check_integer("m (number of sampled items)", m))
+
+
+def _check_pair(n: int, m: int) -> tuple[int, int]:
+    """(n, m), integers already, unless m < 1 or n <= m: the one-line ValueError."""
+    if m < 1:
+        raise ValueError(f"m (number of sampled items) must be >= 1, got m={m}")
+    if n <= m:
+        raise ValueError(f"need n > m: cannot sample m={m} irrelevant items from "
+                         f"n - 1={n - 1} others")
+    return n, m
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ class Design:
         n = None if self.n is None else check_integer("n (number of items)", self.n)
         m = None if self.m is None else check_integer("m (number of sampled items)", self.m)
         if n is not None and m is not None:
-            n, m = check_nm(n, m, sampling)
+            n, m = _check_pair(n, m)
         elif m is not None and m < 1:
             raise ValueError(f"m (number of sampled items) must be >= 1, got m={m}")
         elif n is not None and n < 2:

@@ -97,9 +97,9 @@ def fit_parts(s, n_u, m, sampling, positives):
     blocks, functionals = [], []
     likelihood, functional = rec._likelihood, rec._functional
 
-    def record_likelihood(s, n_u, m_u, sampling, a, b, slope):     # uniform atoms only
+    def record_likelihood(s, n_u, m_u, sampling, design, a, b, slope):  # uniform atoms only
         blocks.append((s, n_u, m_u, a, b))
-        return likelihood(s, n_u, m_u, sampling, a, b, slope)
+        return likelihood(s, n_u, m_u, sampling, design, a, b, slope)
 
     def record_functional(metric, n_u, shift, users, k, a, b, slope):
         functionals.append((metric, shift, users, k))

@@ -28,10 +28,11 @@ from ..checks import check_allocation
 from ..estimators.histogram import mixture_matrix
 from ..parallel import thread_count
 from ..registry import resolve_name
-from ..design import check_nm
+from ..design import Design
 from ..sampling import check_sampling, log_rank_pmf_at
 
-__all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms", "atom_metric"]
+__all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms",
+           "atom_metric"]
 
 #: the shapes P(r) may be given: its atoms are (0, k], the triangles on 1..k and (0, n], or
 #: (k_{j-1}, k_j]
@@ -127,29 +128,30 @@ def _atom_means(C: np.ndarray, a, b, slope, n: int) -> np.ndarray:
     return out
 
 
-def histogram_atoms(n: int, m: int, sampling: str, a: np.ndarray, b: np.ndarray,
+def histogram_atoms(design: Design, a: np.ndarray, b: np.ndarray,
                     slope: np.ndarray | None = None) -> np.ndarray:
     """The (m+1) x K matrix L[r~ - 1, j] = 1/Z_j sum_{a' < r <= b'} g_j(r) p(r~ | r) for
-    one (n, m, law) (module docstring; ``slope`` None: uniform atoms), the atom
+    one design's n, m and law (module docstring; ``slope`` None: uniform atoms), the atom
     (a', b'] = (min(a_j, n - 1), min(b_j, n)] clipped to the n ranks as :func:`user_atoms`
     clips it (a grid made for a larger n may hold atoms beyond them).
 
     Examples
     --------
     >>> a, b, _ = atom_ranges(np.array([1, 50, 100]))
-    >>> L = histogram_atoms(100, 10, "binomial", a, b)
+    >>> L = histogram_atoms(Design(100, 10), a, b)
     >>> L.shape, L.sum(axis=0).round(12).tolist()       # each atom's law sums to 1
     ((11, 3), [1.0, 1.0, 1.0])
-    >>> bool((histogram_atoms(60, 10, "binomial", a, b)[:, 2]
-    ...       == histogram_atoms(60, 10, "binomial", a, np.minimum(b, 60))[:, 2]).all())
+    >>> bool((histogram_atoms(Design(60, 10), a, b)[:, 2]
+    ...       == histogram_atoms(Design(60, 10), a, np.minimum(b, 60))[:, 2]).all())
     True
     >>> a, b, slope = atom_ranges(np.array([1, 50, 100]), "convex")
-    >>> histogram_atoms(100, 10, "binomial", a, b, slope).sum(axis=0).round(12).tolist()
+    >>> histogram_atoms(Design(100, 10), a, b, slope).sum(axis=0).round(12).tolist()
     [1.0, 1.0, 1.0, 1.0]
     """
+    n, m = design.n, design.m
     check_allocation(n * (m + 2.0), f"the law of the sampled rank over n = {n} ranks and "
                                     f"m = {m} negatives")
-    C = np.cumsum(mixture_matrix(n, m, sampling), axis=0)
+    C = np.cumsum(mixture_matrix(design), axis=0)
     C = np.vstack([np.zeros((1, m + 1)), C])
     return _floored(_atom_means(C, a, b, slope, n).T)
 
@@ -166,8 +168,8 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
     """The U x K matrix L[u, j] = 1/Z_j sum_{a' < r <= b'} g_j(r) p(r~_u | r; n_u, m_u), the
     atom (a', b'] = (min(a_j, n_u - 1), min(b_j, n_u)] (module docstring; ``slope`` None:
     uniform atoms): each user's own law, for users whose n_u and m_u differ (an atom beyond
-    a user's ranks is clipped to them). The groups of
-    users sharing (n_u, m_u) are computed on :func:`~sampled_metrics.parallel.thread_count`
+    a user's ranks is clipped to them). Each group of users sharing (n_u, m_u) has its
+    design, checked once (:class:`~sampled_metrics.design.Design`); the groups are computed on :func:`~sampled_metrics.parallel.thread_count`
     threads, each into its own rows, so the bits do not depend on their number.
 
     Examples
@@ -187,7 +189,7 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
     order = np.argsort(group, kind="stable")
     starts = np.searchsorted(group[order], np.arange(pairs.shape[1] + 1))
     for g in range(pairs.shape[1]):
-        n, m = check_nm(int(pairs[0, g]), int(pairs[1, g]), sampling)
+        n = Design(int(pairs[0, g]), int(pairs[1, g]), sampling).n     # each group's design
         size = int(starts[g + 1] - starts[g])
         check_allocation(n * size, f"the laws of {size} users over n = {n} ranks")
 

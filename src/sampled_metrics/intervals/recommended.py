@@ -51,6 +51,7 @@ from ..multipositive.positives import positive_normaliser
 from ..parallel import thread_count
 from ..multipositive.shifted import ShiftedMetric
 from ..registry import RECOMMENDED, resolve_name
+from ..design import Design, as_design, require
 from ..sampling import check_sampling
 from .atoms import atom_grid, atom_metric, atom_ranges, check_shape, histogram_atoms, user_atoms
 from .profile import mixture_mle, profile_ranges
@@ -68,7 +69,7 @@ STRATA = 4
 THREAD_ROWS = 1024
 
 
-def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial",
+def recommended_interval(sampled_ranks, n, m=None, metrics=None, sampling: str | None = None,
                          level: float = 0.95, *, shape: str = "non-increasing",
                          spread: str | bool = "linear", user=None,
                          above=None) -> pd.DataFrame:
@@ -82,10 +83,13 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
         (its position minus the user's positives above it).
     n, m : int or array_like of int
         Items each positive is ranked among in full (n_u: its user's non-relevant items
-        plus itself) and its user's negatives (m_u): one number for all, or one per positive.
+        plus itself) and its user's negatives (m_u): one number for all, or one per positive;
+        or ``n`` a :class:`~sampled_metrics.design.Design` (one n and m for all; then
+        neither ``m`` nor ``sampling``). Each group of users sharing (n_u, m_u) has its
+        design, checked once.
     metrics : str or list of str
         Metric names, e.g. ``"recall@10,ndcg@10"``.
-    sampling : {'binomial', 'hypergeometric'}
+    sampling : {'binomial', 'hypergeometric'}, default binomial
         Negatives drawn with or without replacement.
     level : float in (0, 1)
     shape : {'non-increasing', 'convex', 'none'}
@@ -121,7 +125,11 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     >>> bool(out.ci_low[0] <= truth <= out.ci_high[0])
     True
     """
-    sampling = check_sampling(sampling)
+    require(metrics=metrics)
+    design = as_design(n, m, sampling) if isinstance(n, Design) else None
+    if design is not None:
+        n, m, sampling = design.n, design.m, design.sampling
+    sampling = check_sampling("binomial" if sampling is None else sampling)
     shape = check_shape(shape)
     check_level("level", level)
     if isinstance(spread, bool):
@@ -158,7 +166,7 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     stratum = stratum.reshape(-1)
     blocks = [(np.flatnonzero(stratum == x), grid[shape if keys[0, x] == 0 else "none"])
               for x in range(keys.shape[1])]
-    Ls, counts = zip(*(_likelihood(s[i], n_u[i], m_u[i], sampling, *atoms)
+    Ls, counts = zip(*(_likelihood(s[i], n_u[i], m_u[i], sampling, design, *atoms)
                        for i, atoms in blocks))
     specs = [(metric.name, [_functional(metric, n_u[i], shift[i], users[i], k, *atoms)
                             for i, atoms in blocks]) for metric in metrics]
@@ -172,13 +180,14 @@ def recommended_interval(sampled_ranks, n, m, metrics, sampling: str = "binomial
     return out
 
 
-def histogram_interval(counts, n: int, m: int, metrics, sampling: str = "binomial",
-                       level: float = 0.95, *, shape: str = "non-increasing",
-                       spread: str = "linear") -> pd.DataFrame:
+def histogram_interval(counts, n, m: int | None = None, metrics=None,
+                       sampling: str | None = None, level: float = 0.95, *,
+                       shape: str = "non-increasing", spread: str = "linear") -> pd.DataFrame:
     """The recommended interval (:func:`recommended_interval`'s columns, without the shape's
     check) of U = sum(counts) users with one n and m, from the histogram of their sampled
     ranks: ``counts[i]`` users at r~ = i + 1, which may be fractional (the expected
-    histogram U q_P(r~) of a stated P, :mod:`.width`).
+    histogram U q_P(r~) of a stated P, :mod:`.width`). ``n`` may be a
+    :class:`~sampled_metrics.design.Design` (then neither ``m`` nor ``sampling``).
 
     Examples
     --------
@@ -190,12 +199,13 @@ def histogram_interval(counts, n: int, m: int, metrics, sampling: str = "binomia
     >>> bool(abs(a.ci_low[0] - b.ci_low[0]) < 1e-9)
     True
     """
-    sampling = check_sampling(sampling)
+    require(metrics=metrics)
+    design = as_design(n, m, sampling)
+    n, m = design.n, design.m
     shape = check_shape(shape)
     check_level("level", level)
     spread = resolve_name("spread", spread, SPREADS)
     metrics = parse_metrics(metrics)
-    n, m = check_integer("n", n, 2), check_integer("m", m, 1)
     counts = np.asarray(counts, dtype=np.float64).reshape(-1)
     if counts.size != m + 1 or np.any(counts < 0) or not np.all(np.isfinite(counts)):
         raise ValueError(f"counts must be m + 1 = {m + 1} finite numbers >= 0")
@@ -206,7 +216,7 @@ def histogram_interval(counts, n: int, m: int, metrics, sampling: str = "binomia
     atoms = atom_ranges(atom_grid(n, m, [x.k for x in metrics if x.k is not None], shape),
                         shape)
     seen = counts > 0
-    L = histogram_atoms(n, m, sampling, *atoms)[seen]
+    L = histogram_atoms(design, *atoms)[seen]
     ones = np.ones(users, np.int64)
     specs = [(metric.name, [_functional(metric, np.full(users, n), np.zeros(users, np.int64),
                                         np.arange(users), ones, *atoms)])
@@ -215,14 +225,16 @@ def histogram_interval(counts, n: int, m: int, metrics, sampling: str = "binomia
         return _intervals([L], [counts[seen]], specs, level, spread)
 
 
-def _likelihood(s, n_u, m_u, sampling, a, b, slope) -> tuple[np.ndarray, np.ndarray]:
+def _likelihood(s, n_u, m_u, sampling, design, a, b, slope) -> tuple[np.ndarray, np.ndarray]:
     """(L, h) of the positives of one block: the atoms' laws of the distinct observations
-    and their counts (one n and m for all: the histogram of sampled ranks)."""
+    and their counts (one n and m for all: the histogram of sampled ranks, under
+    ``design`` where given, else the design of that n and m)."""
     if n_u.min() == n_u.max() and m_u.min() == m_u.max():
         counts = np.bincount(s - 1, minlength=int(m_u[0]) + 1).astype(np.float64)
         seen = counts > 0
-        return (histogram_atoms(int(n_u[0]), int(m_u[0]), sampling, a, b, slope)[seen],
-                counts[seen])
+        if design is None:
+            design = Design(int(n_u[0]), int(m_u[0]), sampling)
+        return histogram_atoms(design, a, b, slope)[seen], counts[seen]
     keys, counts = np.unique(np.stack([s, n_u, m_u]), axis=1, return_counts=True)
     return (user_atoms(keys[0], keys[1], keys[2], sampling, a, b, slope),
             counts.astype(np.float64))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..design import Design
 from .atoms import histogram_atoms
 from .profile import tilted_mle
 
@@ -81,8 +82,8 @@ def shape_test(blocks, sampling: str, shaped, family, draws: int = SHAPE_TEST_DR
             mine = m_u == m
             n = int(np.round(np.median(n_u[mine])))
             h = np.bincount(s[mine] - 1, minlength=int(m) + 1).astype(np.float64)
-            parts.append((histogram_atoms(n, int(m), sampling, *shaped),
-                          histogram_atoms(n, int(m), sampling, *family), h))
+            design = Design(n, int(m), sampling)        # the group's, at its median n_u
+            parts.append((histogram_atoms(design, *shaped), histogram_atoms(design, *family), h))
         groups.append(parts)
     T, starts = _statistic([[h for *_, h in parts] for parts in groups], groups)
     if draws == 0:

@@ -104,7 +104,7 @@ def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_C
     ranks = check_sampled_ranks("sampled ranks", sampled_ranks, m)
     vectors = correction_vectors(metrics, design, corrections=specs) if specs else {}
     boot = bootstrap_histograms(ranks, m, bootstrap, seed) if specs else None
-    best = (recommended_interval(ranks, n, m, [x.name for x in metrics], sampling, level,
+    best = (recommended_interval(ranks, design, metrics=[x.name for x in metrics], level=level,
                                  shape=shape).set_index("metric")
             if any(recommended) else None)
     rows = []

@@ -66,7 +66,7 @@ def pilot_prior(sampled_ranks, n, m: int | None = None, sampling: str | None = N
     a, b, slope = atom_ranges(atom_grid(n, m, shape=shape), shape)
     h = np.bincount(s.astype(np.int64) - 1, minlength=m + 1).astype(np.float64)
     seen = h > 0
-    w, _ = mixture_mle(histogram_atoms(n, m, sampling, a, b, slope)[seen], h[seen])
+    w, _ = mixture_mle(histogram_atoms(design, a, b, slope)[seen], h[seen])
     r = np.arange(1, n + 1)[:, None]
     g = np.where((r > a) & (r <= np.minimum(b, n)), np.where(slope == 1, b + 1 - r, 1), 0)
     P = (g / g.sum(axis=0)) @ w
@@ -97,7 +97,7 @@ def expected_width(prior, n, m: int | None = None, users: int | None = None, met
     check_allocation(n * (m + 1.0), f"the law of the sampled rank over n = {n} ranks and "
                                     f"m = {m} negatives")
     counts = users * (mixture_matrix(design).T @ P)
-    out = histogram_interval(counts, n, m, metrics, sampling, level, shape=shape,
+    out = histogram_interval(counts, design, metrics=metrics, level=level, shape=shape,
                              spread=spread)
     return dict(zip(out["metric"], out["ci_high"] - out["ci_low"]))
 
