@@ -12,10 +12,10 @@ import logging
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ..design import Design, check_nm
 from ..metrics import parse_metric
 from ..parallel import map_items
 from ..registry import resolve_name
-from ..design import check_nm
 from .moments import RankLawMoments, rank_law_moments
 from .vectors import correction_array, needs_moments, parse_corrections
 
@@ -159,10 +159,11 @@ def _node(n, metric_names, parsed, m, sampling):
     """(flattened exact moments or None, correction array) for one n, as correction_vectors
     computes them."""
     metric_list = [parse_metric(x) for x in metric_names]
-    mom = rank_law_moments(metric_list, n, m, sampling) if needs_moments(parsed) else None
+    design = Design(n, m, sampling)
+    mom = rank_law_moments(metric_list, design) if needs_moments(parsed) else None
     flat = (None if mom is None else
             np.concatenate([mom.gram.ravel(), mom.atb.ravel(), mom.c, mom.btb]))
-    return flat, correction_array(metric_list, n, m, parsed, mom, sampling)
+    return flat, correction_array(metric_list, design, parsed, mom)
 
 
 def _unflatten(flat, n, metric_names, m, sampling) -> RankLawMoments:
@@ -209,7 +210,7 @@ def _interpolated(n_chunk, interp, metric_names, parsed, m, sampling) -> np.ndar
     out = np.empty((len(n_chunk), len(metric_list), len(parsed), m + 1))
     for j, n in enumerate(n_chunk):
         mom = _unflatten(interp(int(n)), int(n), metric_names, m, sampling)
-        out[j] = correction_array(metric_list, int(n), m, parsed, mom, sampling)
+        out[j] = correction_array(metric_list, Design(int(n), m, sampling), parsed, mom)
     return out
 
 

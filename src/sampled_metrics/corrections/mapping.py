@@ -101,5 +101,5 @@ def mapping_correction(metric, n, m: int | None = None, sampling: str | None = N
 def mapping_vectors(problem, gamma=None) -> np.ndarray:
     """``mapping``: :func:`mapping_correction` of each metric of a
     :class:`~sampled_metrics.corrections.vectors.VectorProblem`, (K, m+1)."""
-    return np.stack([mapping_correction(x, problem.n, problem.m, problem.sampling)
+    return np.stack([mapping_correction(x, problem.design)
                      for x in problem.metrics])

@@ -15,8 +15,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..checks import check_allocation, check_vector
-from ..metrics import parse_metric
 from ..design import as_design
+from ..metrics import parse_metric
 from ..sampling import narrow_block_rows, rank_pmf, rank_pmf_band
 
 __all__ = ["BLOCK_ENTRIES", "check_prior", "RankLawMoments", "rank_law_moments",
@@ -91,15 +91,14 @@ def rank_law_moments(metrics, n, m: int | None = None, sampling: str | None = No
                      f"m = {m} (and its factorisation)")
     p = check_prior(prior, n)
     if p is None and not narrow_blocks:
-        return _uniform_moments(tuple(metric_list), n, m, sampling, direct)
+        return _uniform_moments(tuple(metric_list), design, direct)
     p = np.full(n, 1.0 / n) if p is None else p
-    return _moments(metric_list, n, m, sampling, p, direct, narrow_blocks)
+    return _moments(metric_list, design, p, direct, narrow_blocks)
 
 
 @lru_cache(maxsize=64)
-def _uniform_moments(metric_list: tuple, n: int, m: int, sampling: str, direct: bool):
-    return _moments(list(metric_list), n, m, sampling,
-                    np.full(n, 1.0 / n), direct)
+def _uniform_moments(metric_list: tuple, design, direct: bool):
+    return _moments(list(metric_list), design, np.full(design.n, 1.0 / design.n), direct)
 
 
 def clear_moment_cache() -> None:
@@ -108,10 +107,11 @@ def clear_moment_cache() -> None:
     _uniform_moments.cache_clear()
 
 
-def _moments(metric_list, n, m, sampling, p, direct, narrow_blocks=False) -> RankLawMoments:
+def _moments(metric_list, design, p, direct, narrow_blocks=False) -> RankLawMoments:
+    n, m, sampling = design.n, design.m, design.sampling
     W = np.stack([x.weights(n) for x in metric_list], axis=1)  # (n, K): M(r)
     if direct:
-        A = np.sqrt(p)[:, None] * rank_pmf(np.arange(1, n + 1), n, m, sampling)
+        A = np.sqrt(p)[:, None] * rank_pmf(np.arange(1, n + 1), design)
         b = np.sqrt(p)[:, None] * W
         gram, atb, c = A.T @ A, A.T @ b, A.T @ np.sqrt(p)
     else:

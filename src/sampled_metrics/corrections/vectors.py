@@ -12,9 +12,9 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from ..checks import check_allocation, check_ranks, check_vector
+from ..design import Design, as_design, require
 from ..metrics import parse_metric
 from ..registry import CORRECTIONS
-from ..design import as_design, require
 from ..sampling import sampled_metric_weights
 from .moments import RankLawMoments, check_prior, rank_law_moments
 
@@ -284,8 +284,8 @@ def needs_moments(parsed) -> bool:
 
 
 class VectorProblem:
-    """What a correction's vectors are solved from: the metrics, n, m, the sampling law and
-    the moments of the rank law (``mom``, None unless a correction needs them), with the
+    """What a correction's vectors are solved from: the metrics, the design (n, m and the
+    sampling law, also read as ``n``, ``m``, ``sampling``) and the moments of the rank law (``mom``, None unless a correction needs them), with the
     eigen-decomposition of the c-scaled Gram matrix made once when several corrections
     share it (``eig``) and CLS's least-squares system (``cls_system``).
 
@@ -293,10 +293,25 @@ class VectorProblem:
     ``f(problem, gamma) -> array (K, m+1)``, row k the vector M^ of metric k.
     """
 
-    def __init__(self, metric_list, n: int, m: int, sampling: str, mom, shared: bool):
-        self.metrics, self.n, self.m, self.sampling, self.mom = metric_list, n, m, sampling, mom
+    def __init__(self, metric_list, design: Design, mom, shared: bool):
+        self.metrics, self.design, self.mom = metric_list, design, mom
         self.shared = shared
         self._eig = self._system = None
+
+    @property
+    def n(self) -> int:
+        """The design's n."""
+        return self.design.n
+
+    @property
+    def m(self) -> int:
+        """The design's m."""
+        return self.design.m
+
+    @property
+    def sampling(self) -> str:
+        """The design's law."""
+        return self.design.sampling
 
     @property
     def eig(self):
@@ -344,11 +359,11 @@ def cls_vectors(problem: VectorProblem, gamma=None) -> np.ndarray:
                      for k in range(len(problem.metrics))])
 
 
-def correction_array(metric_list, n: int, m: int, parsed, mom,
-                     sampling: str = "binomial") -> np.ndarray:
-    """Correction vectors from the moments ``mom`` for n: array (K, E, m+1), [k, e] = M^ of
-    metric k and correction e (``parsed`` from :func:`parse_corrections`), each solved by
-    its entry of :data:`~sampled_metrics.registry.CORRECTIONS`."""
+def correction_array(metric_list, design: Design, parsed, mom) -> np.ndarray:
+    """Correction vectors from the moments ``mom`` for the design's n: array (K, E, m+1),
+    [k, e] = M^ of metric k and correction e (``parsed`` from :func:`parse_corrections`),
+    each solved by its entry of :data:`~sampled_metrics.registry.CORRECTIONS`."""
+    m = design.m
     check_allocation(2 * len(metric_list) * len(parsed) * (m + 1),
                      f"the correction vectors of {len(metric_list)} metric(s) x {len(parsed)} "
                      f"correction(s) over m+1 = {m + 1} sampled ranks")
@@ -356,7 +371,7 @@ def correction_array(metric_list, n: int, m: int, parsed, mom,
     # one eigen-decomposition serves CLS, minimal bias and several BV; a single BV is solved
     # directly
     shared = sum(CORRECTIONS[name].moments for name, _ in parsed) > 1
-    problem = VectorProblem(metric_list, n, m, sampling, mom, shared)
+    problem = VectorProblem(metric_list, design, mom, shared)
     for e, (name, gamma) in enumerate(parsed):
         out[:, e] = CORRECTIONS[name].load()(problem, gamma)
     return out
@@ -424,7 +439,7 @@ def correction_vectors(metrics, n, m: int | None = None, corrections=None,
     prior = check_prior(prior, n)
     mom = (rank_law_moments(metric_list, design, prior=prior, narrow_blocks=narrow_blocks)
            if needs_moments(parsed) else None)
-    arr = correction_array(metric_list, n, m, parsed, mom, sampling)
+    arr = correction_array(metric_list, design, parsed, mom)
     return {(metric.name, correction_label(name, gamma)): arr[k, e]
             for k, metric in enumerate(metric_list) for e, (name, gamma) in enumerate(parsed)}
 
