@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import sampled_metrics as sm
+from sampled_metrics import design as design_module
 from sampled_metrics.design import Design, as_design
 from sampled_metrics.evaluators.catalogue import design_of
 from sampled_metrics.intervals import recommended_interval
@@ -23,17 +24,24 @@ def ranks():
 
 
 def checks(call) -> int:
-    """How many designs ``call`` builds (each one is checked when built)."""
-    count = [0]
-    post = Design.__post_init__
+    """How many designs ``call`` builds (each one is checked when built), after asserting
+    that n > m is checked as many times (by a design or by ``check_nm``: one check)."""
+    count = {"built": 0, "pair": 0}
+    post, pair = Design.__post_init__, design_module._check_pair
 
-    def counted(self):
-        count[0] += 1
+    def built(self):
+        count["built"] += 1
         return post(self)
 
-    with mock.patch.object(Design, "__post_init__", counted):
+    def paired(n, m):
+        count["pair"] += 1
+        return pair(n, m)
+
+    with mock.patch.object(Design, "__post_init__", built), \
+            mock.patch.object(design_module, "_check_pair", paired):
         call()
-    return count[0]
+    assert count["pair"] == count["built"], count
+    return count["built"]
 
 
 CALLS = {
@@ -62,9 +70,21 @@ def test_a_public_call_checks_its_design_once(name, ranks):
     assert checks(lambda: CALLS[name](ranks)) == 1
 
 
-def test_the_recommended_answer_takes_the_call_s_design(ranks):
-    """correct's recommended row reads the call's design (one n for all users)."""
-    assert checks(lambda: sm.correct(ranks[0], N, M, "recall@10", ["recommended"])) == 1
+@pytest.mark.parametrize("shape", ["non-increasing", "convex"])
+def test_the_recommended_answer_takes_the_call_s_design(ranks, shape):
+    """correct's recommended row reads the call's design (one n for all users), its shape
+    check too."""
+    assert checks(lambda: sm.correct(ranks[0], N, M, "recall@10", ["recommended"],
+                                     shape=shape)) == 1
+
+
+def test_one_n_for_all_users_is_one_design_for_every_block(ranks):
+    """Several positives per user split the positives into blocks; one n and m for all
+    is one design for all of them."""
+    s = ranks[0]
+    user, above = np.arange(s.size) // 2, np.arange(s.size) % 2
+    assert checks(lambda: recommended_interval(s, N, M, "recall@10", user=user,
+                                               above=above)) == 1
 
 
 def test_per_user_designs_are_built_once_per_group(ranks):
@@ -109,3 +129,14 @@ def test_a_design_stores_canonical_values():
                                                                              "hypergeometric"))
     with pytest.raises(ValueError, match="n \\(number of items\\) must be an integer, got None"):
         Design(None, 100).known()
+
+
+def test_a_command_checks_its_design_once(ranks, tmp_path, capsys):
+    """The command line builds the design of the ranks once and hands it to the library."""
+    from sampled_metrics.cli import main
+    path = tmp_path / "a.txt"
+    np.savetxt(path, ranks[0], fmt="%d")
+    args = ["correct", "--ranks", str(path), "--n", str(N), "--m", str(M), "--metric",
+            "recall@10", "--method", "sampled,cls", "--bootstrap", "40"]
+    assert checks(lambda: main(args)) == 1
+    assert "cls" in capsys.readouterr().out

@@ -55,12 +55,12 @@ import numpy as np
 from scipy import optimize, stats
 
 from .checks import check_allocation, check_integer, check_level, check_real
+from .design import Design
 from .estimators.histogram import check_law_matrix_size
+from .evaluators.catalogue import design_of
+from .evaluators.law import reported_rank_pmf
 from .metrics import Metric, parse_metric
 from .registry import resolve_name
-from .design import Design
-from .evaluators.catalogue import resolve_evaluator
-from .evaluators.law import reported_rank_pmf
 from .sampling import expected_metric_matrix, sampled_metric_weights
 
 __all__ = ["SHAPES", "Observation", "InconsistentObservations", "parse_observed",
@@ -209,19 +209,19 @@ def _tolerances(obs: list[Observation], tolerance, users, level) -> np.ndarray:
 
 
 @lru_cache(maxsize=32)
-def _columns(metrics: tuple, targets: tuple, design: Design, shape
+def _columns(metrics: tuple, targets: tuple, design: Design, shape, evaluator
              ) -> tuple[np.ndarray, np.ndarray]:
     """(A, T): A[j, i] = a_j of column i, T[t, i] = target t of column i; a column is the
     point mass at rank i (no shape) or the uniform distribution on 1..i (non-increasing).
-    With the design's evaluator, a_j is the expectation under the law of the rank it
-    reports.
+    With the design's evaluator (``evaluator``, a key of the cache beside the design, whose
+    equality leaves it out), a_j is the expectation under the law of the rank it reports.
     Cached: they depend on the metrics, not on the observed values (read-only arrays)."""
     n, m = design.n, design.m
-    if design.evaluator is None:
+    if evaluator is None:
         A = expected_metric_matrix([sampled_metric_weights(x, m) for x in metrics],
                                    np.arange(1, n + 1), design)
     else:
-        law = reported_rank_pmf(design.evaluator, n - 1, m)        # rows r = 1..n
+        law = reported_rank_pmf(evaluator, n - 1, m)        # rows r = 1..n
         A = np.stack([law @ sampled_metric_weights(x, m) for x in metrics])
     T = np.stack([t.weights(n) for t in targets])
     if shape == "non-increasing":
@@ -284,7 +284,7 @@ def bound_full_metrics(observed, n: int, m: int | None, metrics, sampling: str |
     -------
     list of (metric name, low, high), in the order of ``metrics``.
     """
-    return design_bounds(resolve_evaluator(evaluator, sampling=sampling, m=m, long=None, n=n),
+    return design_bounds(design_of(n, m, sampling=sampling, evaluator=evaluator, long=None),
                          observed, metrics, tolerance, shape, users, level)
 
 
@@ -327,7 +327,8 @@ def design_bounds(design: Design, observed, metrics, tolerance=None,
     tol = _tolerances(obs, tolerance, users, level)
     value = np.array([o.value for o in obs])
     lo, hi = value - tol, value + tol
-    A, T = _columns(tuple(o.metric for o in obs), tuple(target_list), design, shape)
+    A, T = _columns(tuple(o.metric for o in obs), tuple(target_list), design, shape,
+                    design.evaluator)
     out = []
     for t, target in enumerate(target_list):
         low, high = _solve(T[t], A, lo, hi), _solve(-T[t], A, lo, hi)
@@ -372,7 +373,9 @@ def bound_full_metric(observed, n: int, m: int | None, metric, sampling: str | N
         as fractions (a string may end in ``%``). Strings keep their printed digits, which
         set the default tolerance.
     n : int
-        Number of items each held-out item is truly ranked among (true ranks 1..n).
+        Number of items each held-out item is truly ranked among (true ranks 1..n); or a
+        :class:`~sampled_metrics.design.Design` (then ``m`` None, no ``sampling`` or
+        ``evaluator``).
     m : int
         Number of sampled irrelevant items per ranking (1 <= m < n).
     metric : str or Metric

@@ -79,7 +79,9 @@ class Design:
         (:func:`~sampled_metrics.evaluators.catalogue.resolve_evaluator` sets the law it
         implies).
 
-    A design with both n and m satisfies n > m >= 1 (:func:`check_nm`'s messages).
+    A design with both n and m satisfies n > m >= 1 (:func:`check_nm`'s messages). Equality
+    and hashing read n, m and the law, not the evaluator: designs of one law share the
+    caches of its matrices (a cache whose values depend on the evaluator keys on it too).
 
     Examples
     --------
@@ -96,7 +98,7 @@ class Design:
     n: int | None
     m: int | None
     sampling: str = "binomial"
-    evaluator: object = field(default=None)
+    evaluator: object = field(default=None, compare=False)
 
     def __post_init__(self):
         sampling = check_sampling(self.sampling)

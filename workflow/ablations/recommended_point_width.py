@@ -66,6 +66,7 @@ import pandas as pd
 from scipy import special, stats
 from threadpoolctl import threadpool_limits
 
+from sampled_metrics.design import Design
 from sampled_metrics.intervals import recommended as rec
 from sampled_metrics.intervals.recommended import spread_sd
 from sampled_metrics.intervals.atoms import _law_columns
@@ -138,7 +139,7 @@ def block_laws(block, sampling) -> list[tuple]:
         rows = np.flatnonzero(group == g)
         values, back = np.unique(s[rows], return_inverse=True)
         laws.append((int(n), int(m), rows, back.reshape(-1),
-                     _law_columns(values, int(n), int(m), sampling)))
+                     _law_columns(values, Design(int(n), int(m), sampling))))
     return laws
 
 

@@ -84,7 +84,8 @@ def run(args):
     files = _read_rank_files(paths, args.n)
     if args.repeats is not None and not files:
         raise ValueError("--repeats needs workflow rank files (.npz) for A and B")
-    n, m, sampling = resolve_inputs(args, {str(paths[k]): f for k, f in files.items()})
+    design = resolve_inputs(args, {str(paths[k]): f for k, f in files.items()})
+    n, m = design.n, design.m
     names = _display_names(files, paths, args)
     metrics, methods = name_list(args.metric, "metric"), name_list(args.method, "method")
     options = dict(level=args.level, bootstrap=args.bootstrap,
@@ -105,7 +106,7 @@ def run(args):
                     "wrong", "naive_wrong"]]
     ranks = [read_sampled_ranks(paths[k], m, args.column, args.repeat, files.get(k))
              for k in ("a", "b")]
-    frame = compare_ranks(dict(zip(names, ranks)), n, m, metrics, methods, sampling=sampling,
+    frame = compare_ranks(dict(zip(names, ranks)), design, None, metrics, methods,
                           seed=args.seed, **options)
     return _worded(frame, names)
 

@@ -77,15 +77,14 @@ def _correct_ranks(args):
         raise ValueError("--thin-to only applies to a long-format CSV of positives")
     check_rank_text(args.ranks)
     files = read_rank_files([args.ranks])
-    n, m, sampling = resolve_inputs(args, files)
+    design = resolve_inputs(args, files)
     check_bootstrap(args)
-    ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat,
+    ranks = read_sampled_ranks(args.ranks, design.m, args.column, args.repeat,
                                files.get(args.ranks))
     corrections = name_list(args.method, "method")
     _check_gamma(args, corrections)
     _check_shape(args, corrections)
-    return correct(ranks, n, m, name_list(args.metric, "metric"), corrections,
-                   sampling=sampling,
+    return correct(ranks, design, None, name_list(args.metric, "metric"), corrections,
                    bootstrap=args.bootstrap, level=args.level, seed=args.seed,
                    gamma=args.gamma, shape=args.shape)
 

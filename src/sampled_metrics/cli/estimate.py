@@ -58,7 +58,8 @@ def run(args):
                          f"read this format")
     apply_evaluator(args, long=False)
     files = read_rank_files([args.ranks])
-    n, m, sampling = resolve_inputs(args, files)
+    design = resolve_inputs(args, files)
+    n, m = design.n, design.m
     check_bootstrap(args)
     processes = check_processes(args.processes)
     estimators = name_list(args.method, "method")
@@ -72,6 +73,6 @@ def run(args):
     check_estimate_size(n, m, args.bootstrap, "--bootstrap")   # before the ranks are read
     ranks = read_sampled_ranks(args.ranks, m, args.column, args.repeat,
                                files.get(args.ranks))
-    return estimate(ranks, n, m, name_list(args.metric, "metric"), estimators,
-                    sampling=sampling, bootstrap=args.bootstrap, level=args.level,
+    return estimate(ranks, design, None, name_list(args.metric, "metric"), estimators,
+                    bootstrap=args.bootstrap, level=args.level,
                     seed=args.seed, processes=processes, options=options)

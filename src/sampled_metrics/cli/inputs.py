@@ -262,12 +262,14 @@ def read_rank_files(paths) -> dict:
     return read_each({str(p): p for p in paths}) if all(npz) else {}
 
 
-def resolve_inputs(args, files: dict) -> tuple[int, int, str]:
-    """(n, m, sampling) of the ranks: the options, with what the workflow rank files
-    ``files`` (:func:`read_rank_files`; {} for other inputs) record filling in what is not
-    given (their |I|, their only m, their law) and refusing what contradicts it, file by
-    file. Sets ``args.n``, ``args.m``, ``args.sampling``."""
-    from ..design import check_nm
+def resolve_inputs(args, files: dict, evaluator=None):
+    """The design of the ranks (:class:`~sampled_metrics.design.Design`, built once and
+    passed to the library): the options, with what the workflow rank files ``files``
+    (:func:`read_rank_files`; {} for other inputs) record filling in what is not given
+    (their |I|, their only m, their law) and refusing what contradicts it, file by file.
+    Sets ``args.n``, ``args.m``, ``args.sampling``; ``evaluator``: the entry
+    ``--evaluator`` resolved to, which the design carries."""
+    from ..design import Design
 
     if files and getattr(args, "column", None) is not None:
         raise ValueError("--column only applies to CSV input, not rank files (.npz)")
@@ -288,8 +290,7 @@ def resolve_inputs(args, files: dict) -> tuple[int, int, str]:
     if args.m is None:
         raise ValueError("--m is required unless the ranks are workflow rank files (.npz)")
     args.sampling = args.sampling or "binomial"
-    n, m = check_nm(args.n, args.m, args.sampling)
-    return n, m, args.sampling
+    return Design(args.n, args.m, args.sampling, evaluator)
 
 
 def check_bootstrap(args) -> None:

@@ -116,17 +116,16 @@ def run(args):
         names = _names(args, paths, files)
         if files:
             check_rank_files(_keyed(paths, files), args.n)
-        n, m, sampling = resolve_inputs(args, files)
-        ranks = [read_sampled_ranks(p, m, args.column, args.repeat, files.get(str(p)))
-                 for p in paths]
+        ranks_design = resolve_inputs(args, files, None if design is None else design.evaluator)
+        ranks = [read_sampled_ranks(p, ranks_design.m, args.column, args.repeat,
+                                    files.get(str(p))) for p in paths]
         for path, r in zip(paths[1:], ranks[1:]):
             if r.size != ranks[0].size:
                 raise ValueError(f"{path}: {r.size} users, but {paths[0]} holds "
                                  f"{ranks[0].size}: the files must hold the same users in "
                                  f"the same order")
-        options["sampling"] = sampling
-        result = results_table(dict(zip(names, ranks)), metrics, methods, n=n, m=m,
-                               **options)
+        options.update(sampling=None, evaluator=ranks_design)    # the design, built once
+        result = results_table(dict(zip(names, ranks)), metrics, methods, **options)
     if args.pairs:
         args.columns = ["a", "b", "metric", "difference", "low", "high", "verdict", "level"]
         return result.pairs

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
+from ..design import as_design
 from ..estimators.histogram import mixture_matrix
 from ..metrics import parse_metric
-from ..design import as_design
 
 __all__ = ["MES_ETA", "mes_gradient", "bias_curve"]
 

@@ -158,8 +158,9 @@ class PositiveDraws(NamedTuple):
                                np.einsum("bu,keu->bke", self.weights, diff)]), None
 
 
-def rank_draws(sampled: dict, design, metric_list, labels, *, bootstrap: int, rng, paired: bool = True, plugin: str | None = "mes",
-               pis: dict | None = None) -> RankDraws:
+def rank_draws(sampled: dict, design, metric_list, labels, *, bootstrap: int, rng,
+               paired: bool = True, plugin: str | None = "mes", pis: dict | None = None
+               ) -> RankDraws:
     """The bootstrap replicates of every recommender's values (:class:`RankDraws`) of
     checked sampled ranks under ``design`` (:class:`~sampled_metrics.design.Design`), for
     the methods ``labels`` that have replicates (corrections, ``mn``, ``mes``; not ``mle``,
@@ -240,7 +241,9 @@ def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
         Pairs are (first, second), (first, third), ... in the dict's order; D = a - b.
     n, m : int
         Items the true rank is taken among, sampled negatives per user (m may be None
-        with ``evaluator``: its own number).
+        with ``evaluator``: its own number); or ``n`` a
+        :class:`~sampled_metrics.design.Design` and ``m`` None (then no ``sampling`` or
+        ``evaluator``).
     metrics : sequence of str
     methods : sequence of str
         Corrections (``sampled``, ``rank_estimate``, ``minimal_bias``, ``cls``,

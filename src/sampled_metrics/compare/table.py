@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from ..checks import check_integer, check_level
+from ..design import Design
 from ..estimators.dispatch import estimate_from_histogram
 from ..estimators.histogram import sampled_rank_histogram
-from ..design import Design
 from ..evaluators.catalogue import resolve_evaluator
 from ..intervals.recommended import RECOMMENDED
 from ..intervals.table import (DEFAULT_CORRECTIONS, correct, correct_positions,
@@ -249,6 +249,8 @@ def _ranks_design(evaluator, sampling, m, n) -> Design:
     if sampling is not None and check_sampling(sampling) != evaluator.sampling:
         raise ValueError(f"sampling {sampling!r} contradicts the evaluator's design, whose "
                          f"ranks follow the {evaluator.sampling} law")
+    if n is None and m is None:
+        return evaluator
     return Design(evaluator.n if n is None else n, evaluator.m if m is None else m,
                   evaluator.sampling, evaluator.evaluator)
 

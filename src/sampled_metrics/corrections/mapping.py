@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics import parse_metric
 from ..design import as_design
+from ..metrics import parse_metric
 from ..sampling import rank_pmf
 
 __all__ = ["mapping_function", "mapping_correction", "mapping_vectors"]

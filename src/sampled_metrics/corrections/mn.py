@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
-from ..metrics import parse_metric
 from ..design import as_design, require
+from ..metrics import parse_metric
 from .moments import check_prior, rank_law_moments
 
 __all__ = ["mn_correction", "mn_system"]

@@ -27,9 +27,9 @@ from typing import Callable
 import numpy as np
 
 from ..checks import check_allocation, check_integer, check_real
+from ..design import Design, as_design
 from ..metrics import parse_metric
 from ..registry import resolve_name
-from ..design import Design, as_design
 from ..sampling import expected_metric_matrix
 from .moments import check_prior
 from .vectors import correction_label, correction_vectors

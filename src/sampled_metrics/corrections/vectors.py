@@ -285,8 +285,8 @@ def needs_moments(parsed) -> bool:
 
 class VectorProblem:
     """What a correction's vectors are solved from: the metrics, the design (n, m and the
-    sampling law, also read as ``n``, ``m``, ``sampling``) and the moments of the rank law (``mom``, None unless a correction needs them), with the
-    eigen-decomposition of the c-scaled Gram matrix made once when several corrections
+    sampling law, also read as ``n``, ``m``, ``sampling``) and the moments of the rank law
+    (``mom``, None unless a correction needs them), with the eigen-decomposition of the c-scaled Gram matrix made once when several corrections
     share it (``eig``) and CLS's least-squares system (``cls_system``).
 
     A correction of :data:`~sampled_metrics.registry.CORRECTIONS` is a function
@@ -386,7 +386,8 @@ def correction(metric, n: int, m: int, correction: str, gamma: float | None = No
     metric : str or Metric
         E.g. ``'recall@10'``, ``'ndcg@10'``, ``'ap'``, ``'auc'``.
     n : int
-        Number of items the true rank is taken among.
+        Number of items the true rank is taken among; or a
+        :class:`~sampled_metrics.design.Design` (then ``m`` and ``sampling`` None).
     m : int
         Number of sampled irrelevant items (1 <= m < n).
     correction : {'sampled', 'rank_estimate', 'minimal_bias', 'cls', 'bv', 'bv_<gamma>', 'mapping'}

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..corrections.moments import check_prior, rank_law_moments
 from ..corrections.vectors import parse_correction, solve_bv
-from ..design import as_design, require
+from ..design import as_design
 from .histogram import check_histogram, mixture_matrix
 
 __all__ = ["bv_distribution"]
@@ -29,7 +29,6 @@ def bv_distribution(hist, n, m: int | None = None, gamma: float | None = None,
     P^ sums to 1 (H 1 = c) but can be negative. sum_{r<=K} P^(r) equals the mean BV
     Recall@K correction of the same sampled ranks.
     """
-    require(gamma=gamma)
     design = as_design(n, m, sampling)
     n, m, sampling = design.n, design.m, design.sampling
     P = check_histogram(hist, m)

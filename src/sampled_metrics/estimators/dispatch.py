@@ -9,10 +9,10 @@ import re
 import numpy as np
 
 from ..corrections.vectors import parse_correction
+from ..design import as_design, require
 from ..metrics import parse_metric
 from ..parallel import map_items
 from ..registry import ESTIMATORS
-from ..design import as_design, require
 from .entropy import mes
 from .histogram import sampled_rank_histogram
 from .likelihood import check_solver, mle, mle_rows, wmle, wmle_reading, wmle_weights
@@ -36,7 +36,6 @@ def estimate_many(hists, n, m: int | None = None, estimator: str | None = None,
     MLE and WMLE from the uniform start iterate all rows together (:func:`mle_rows`), the
     others run one histogram at a time.
     """
-    require(estimator=estimator)
     design = as_design(n, m, sampling)
     name, opts = parse_estimator(estimator, **options)
     hists = list(hists)
@@ -76,7 +75,6 @@ def estimate_batches(hists, n, m: int | None = None, estimator: str | None = Non
     **options
         The estimator's options.
     """
-    require(estimator=estimator)
     return estimate_each(hists, as_design(n, m, sampling), estimators={estimator: options},
                          processes=processes)[0]
 
@@ -132,7 +130,6 @@ def estimate_rank_distribution(sampled_ranks, n, m: int | None = None,
     >>> p.shape, round(float(p.sum()), 6)
     ((1000,), 1.0)
     """
-    require(estimator=estimator)
     design = as_design(n, m, sampling)
     n, m, sampling = design.n, design.m, design.sampling
     return estimate_from_histogram(sampled_rank_histogram(sampled_ranks, m), design,
@@ -202,7 +199,6 @@ def estimate_from_histogram(hist, n, m: int | None = None, estimator: str | None
     -------
     ndarray of length n: P^(r) at index r - 1.
     """
-    require(estimator=estimator)
     name, options = parse_estimator(estimator, **options)
     design = as_design(n, m, sampling)
     n, m, sampling = design.n, design.m, design.sampling

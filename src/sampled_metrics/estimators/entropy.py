@@ -11,8 +11,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import linalg, special
 
-from ..registry import resolve_name
 from ..design import as_design
+from ..registry import resolve_name
 from .band import band_blocks, restrict_blocks, weighted_gram
 from .histogram import check_histogram, check_stopping, mixture_matrix
 

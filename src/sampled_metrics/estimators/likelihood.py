@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from ..registry import resolve_name
 from ..design import as_design
+from ..registry import resolve_name
 from .em import em_rows, squarem_rows
 from .histogram import check_histogram, check_stopping, mixture_matrix
 

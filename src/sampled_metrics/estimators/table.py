@@ -57,7 +57,9 @@ def estimate(sampled_ranks, n: int, m: int | None, metrics, estimators=DEFAULT_E
         One sampled rank r~ in 1..m+1 per user.
     n, m : int
         Items the true rank is taken among; sampled irrelevant items (1 <= m < n; m may
-        be None with ``evaluator``: its own number).
+        be None with ``evaluator``: its own number); or ``n`` a
+        :class:`~sampled_metrics.design.Design` and ``m`` None (then no ``sampling`` or
+        ``evaluator``).
     metrics : str or list of str
         E.g. ``'recall@10,ndcg@10'``.
     estimators : list of str

@@ -25,10 +25,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..checks import check_allocation
+from ..design import Design
 from ..estimators.histogram import mixture_matrix
 from ..parallel import thread_count
 from ..registry import resolve_name
-from ..design import Design
 from ..sampling import check_sampling, log_rank_pmf_at
 
 __all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms",
@@ -169,8 +169,9 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
     atom (a', b'] = (min(a_j, n_u - 1), min(b_j, n_u)] (module docstring; ``slope`` None:
     uniform atoms): each user's own law, for users whose n_u and m_u differ (an atom beyond
     a user's ranks is clipped to them). Each group of users sharing (n_u, m_u) has its
-    design, checked once (:class:`~sampled_metrics.design.Design`); the groups are computed on :func:`~sampled_metrics.parallel.thread_count`
-    threads, each into its own rows, so the bits do not depend on their number.
+    design, checked once (:class:`~sampled_metrics.design.Design`); the groups are computed
+    on :func:`~sampled_metrics.parallel.thread_count` threads, each into its own rows, so
+    the bits do not depend on their number.
 
     Examples
     --------
@@ -188,16 +189,16 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
     group = group.reshape(-1)
     order = np.argsort(group, kind="stable")
     starts = np.searchsorted(group[order], np.arange(pairs.shape[1] + 1))
-    for g in range(pairs.shape[1]):
-        n = Design(int(pairs[0, g]), int(pairs[1, g]), sampling).n     # each group's design
+    designs = [Design(int(n), int(m), sampling) for n, m in pairs.T]     # each group's
+    for g, design in enumerate(designs):
         size = int(starts[g + 1] - starts[g])
-        check_allocation(n * size, f"the laws of {size} users over n = {n} ranks")
+        check_allocation(design.n * size, f"the laws of {size} users over n = {design.n} ranks")
 
     def fill(g: int) -> None:          # each group's rows of ``out``: any order, same bits
-        n, m, users = int(pairs[0, g]), int(pairs[1, g]), order[starts[g]:starts[g + 1]]
-        C = np.cumsum(_law_columns(s[users], n, m, sampling), axis=0)
+        users = order[starts[g]:starts[g + 1]]
+        C = np.cumsum(_law_columns(s[users], designs[g]), axis=0)
         C = np.vstack([np.zeros((1, users.size)), C])
-        out[users] = _atom_means(C, a, b, slope, n).T
+        out[users] = _atom_means(C, a, b, slope, designs[g].n).T
 
     threads = min(thread_count(), pairs.shape[1])
     if threads > 1:
@@ -209,8 +210,10 @@ def user_atoms(sampled_ranks, n_u, m_u, sampling: str, a: np.ndarray,
     return _floored(out)
 
 
-def _law_columns(sampled_ranks, n: int, m: int, sampling: str) -> np.ndarray:
-    """The n x U matrix p(r~_u | r), r = 1..n, for the users' sampled ranks."""
+def _law_columns(sampled_ranks, design: Design) -> np.ndarray:
+    """The n x U matrix p(r~_u | r), r = 1..n, for the users' sampled ranks under
+    ``design``."""
+    n, m, sampling = design.n, design.m, design.sampling
     r = np.arange(1, n + 1, dtype=np.float64)[:, None]
     k = np.asarray(sampled_ranks, dtype=np.float64)[None, :] - 1
     return np.exp(log_rank_pmf_at(r, k, n, m, sampling))

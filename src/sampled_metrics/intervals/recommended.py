@@ -46,12 +46,12 @@ from scipy import special
 from threadpoolctl import threadpool_limits
 
 from ..checks import check_allocation, check_integer, check_level
+from ..design import Design, as_design
 from ..metrics import parse_metrics
 from ..multipositive.positives import positive_normaliser
 from ..parallel import thread_count
 from ..multipositive.shifted import ShiftedMetric
 from ..registry import RECOMMENDED, resolve_name
-from ..design import Design, as_design, require
 from ..sampling import check_sampling
 from .atoms import atom_grid, atom_metric, atom_ranges, check_shape, histogram_atoms, user_atoms
 from .profile import mixture_mle, profile_ranges
@@ -125,7 +125,6 @@ def recommended_interval(sampled_ranks, n, m=None, metrics=None, sampling: str |
     >>> bool(out.ci_low[0] <= truth <= out.ci_high[0])
     True
     """
-    require(metrics=metrics)
     design = as_design(n, m, sampling) if isinstance(n, Design) else None
     if design is not None:
         n, m, sampling = design.n, design.m, design.sampling
@@ -152,6 +151,8 @@ def recommended_interval(sampled_ranks, n, m=None, metrics=None, sampling: str |
     users, k = _users(user, above, s.size)
     if k.size < 2:
         raise ValueError(f"need at least 2 users for an interval, got {k.size}")
+    if design is None and n_u.min() == n_u.max() and m_u.min() == m_u.max():
+        design = Design(int(n_u[0]), int(m_u[0]), sampling)        # one n and m for all
     shift = np.zeros(s.size, np.int64) if above is None else np.asarray(above, np.int64)
     if np.any(shift < 0) or np.any(shift >= k[users]):
         raise ValueError("above must count the positives of the same user above each one, "
@@ -176,7 +177,7 @@ def recommended_interval(sampled_ranks, n, m=None, metrics=None, sampling: str |
             shaped = [(s[i], n_u[i], m_u[i]) for x, (i, _) in enumerate(blocks)
                       if keys[0, x] == 0]
             out["shape_loss"], out["shape_p"] = shape_test(
-                shaped, sampling, grid["convex"], grid["non-increasing"])
+                shaped, sampling, grid["convex"], grid["non-increasing"], design=design)
     return out
 
 
@@ -199,7 +200,6 @@ def histogram_interval(counts, n, m: int | None = None, metrics=None,
     >>> bool(abs(a.ci_low[0] - b.ci_low[0]) < 1e-9)
     True
     """
-    require(metrics=metrics)
     design = as_design(n, m, sampling)
     n, m = design.n, design.m
     shape = check_shape(shape)
@@ -227,13 +227,11 @@ def histogram_interval(counts, n, m: int | None = None, metrics=None,
 
 def _likelihood(s, n_u, m_u, sampling, design, a, b, slope) -> tuple[np.ndarray, np.ndarray]:
     """(L, h) of the positives of one block: the atoms' laws of the distinct observations
-    and their counts (one n and m for all: the histogram of sampled ranks, under
-    ``design`` where given, else the design of that n and m)."""
-    if n_u.min() == n_u.max() and m_u.min() == m_u.max():
-        counts = np.bincount(s - 1, minlength=int(m_u[0]) + 1).astype(np.float64)
+    and their counts (one n and m for all, ``design``: the histogram of sampled ranks;
+    else each user's own law)."""
+    if design is not None:
+        counts = np.bincount(s - 1, minlength=design.m + 1).astype(np.float64)
         seen = counts > 0
-        if design is None:
-            design = Design(int(n_u[0]), int(m_u[0]), sampling)
         return histogram_atoms(design, a, b, slope)[seen], counts[seen]
     keys, counts = np.unique(np.stack([s, n_u, m_u]), axis=1, return_counts=True)
     return (user_atoms(keys[0], keys[1], keys[2], sampling, a, b, slope),

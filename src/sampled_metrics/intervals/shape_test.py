@@ -40,7 +40,7 @@ TEST_GAP = 1e-3
 
 
 def shape_test(blocks, sampling: str, shaped, family, draws: int = SHAPE_TEST_DRAWS,
-               seed: int = 0) -> tuple[float, float]:
+               seed: int = 0, design: Design | None = None) -> tuple[float, float]:
     """(T, p) of the module docstring.
 
     Parameters
@@ -55,6 +55,9 @@ def shape_test(blocks, sampling: str, shaped, family, draws: int = SHAPE_TEST_DR
     draws : int
         Parametric bootstrap draws (0: T alone, p NaN).
     seed : int
+    design : Design, optional
+        The evaluation's design, where one n and m hold for all users (else each group's
+        is built at its median n_u).
 
     Examples
     --------
@@ -82,8 +85,9 @@ def shape_test(blocks, sampling: str, shaped, family, draws: int = SHAPE_TEST_DR
             mine = m_u == m
             n = int(np.round(np.median(n_u[mine])))
             h = np.bincount(s[mine] - 1, minlength=int(m) + 1).astype(np.float64)
-            design = Design(n, int(m), sampling)        # the group's, at its median n_u
-            parts.append((histogram_atoms(design, *shaped), histogram_atoms(design, *family), h))
+            here = (design if design is not None and (design.n, design.m) == (n, int(m))
+                    else Design(n, int(m), sampling))      # the group's, at its median n_u
+            parts.append((histogram_atoms(here, *shaped), histogram_atoms(here, *family), h))
         groups.append(parts)
     T, starts = _statistic([[h for *_, h in parts] for parts in groups], groups)
     if draws == 0:

@@ -48,7 +48,9 @@ def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_C
         r~ in 1..m+1, one per user.
     n, m : int
         Items each held-out item is ranked among in full, negatives sampled (m may be None
-        with ``evaluator``: its own number).
+        with ``evaluator``: its own number); or ``n`` a
+        :class:`~sampled_metrics.design.Design` and ``m`` None (then no ``sampling`` or
+        ``evaluator``: the design holds them).
     metrics : str or list of str
     corrections : list of str
         ``recommended`` and any correction: ``sampled`` (none), ``rank_estimate``,

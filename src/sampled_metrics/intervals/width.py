@@ -22,9 +22,9 @@ import numpy as np
 from ..checks import check_allocation, check_integer, check_real
 from ..corrections.moments import check_prior
 from ..corrections.planning import smallest_m
+from ..design import as_design, check_nm
 from ..estimators.histogram import mixture_matrix
 from ..metrics import parse_metric
-from ..design import as_design, check_nm, require
 from .atoms import atom_grid, atom_ranges, check_shape, histogram_atoms
 from .profile import mixture_mle
 from .recommended import histogram_interval
@@ -87,7 +87,6 @@ def expected_width(prior, n, m: int | None = None, users: int | None = None, met
     >>> bool(0 < w400 < w100 < 1)
     True
     """
-    require(users=users, metrics=metrics)
     design = as_design(n, m, sampling)
     n, m, sampling = design.n, design.m, design.sampling
     users = check_integer("users", users, 2)

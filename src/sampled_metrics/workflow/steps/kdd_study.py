@@ -27,10 +27,10 @@ import pandas as pd
 from ...compare.verdicts import orders_like_exact
 from ...corrections.lookup import correction_lookup, mean_corrected, n_for_users
 from ...corrections.vectors import correction_label, correction_vectors
+from ...design import check_nm
 from ...evaluation.rankfile import read_rank_files
 from ...metrics import parse_metric
 from ..paper import KDD_TABLE3, KDD_TABLE4
-from ...design import check_nm
 from ...sampling import expected_metric_matrix
 from ..tables import percent, write_csv, write_table
 
