@@ -6,6 +6,7 @@ from rounding import U, gamma, product_bound
 from scipy import optimize, special
 
 from sampled_metrics import correction
+from sampled_metrics.design import Design
 from sampled_metrics.estimators import (bv_distribution, estimate_rank_distribution,
                                         metric_from_distribution, mes, mes_kkt_residual,
                                         mixture_matrix, mle, sampled_rank_histogram,
@@ -573,7 +574,8 @@ def test_batched_squarem_equals_one_row_at_a_time(weighted):
     w = weight_function("ndcg", 10) if weighted else None
     hists = [movielens_histogram(m, law, seed, a=0.44 + 0.04 * seed) for seed in range(4)]
     batch = mle_rows(hists, n, m, law, weights=w)
-    problems = [mle_problem(h, n, m, law, w, 10_000, None, None, None, None) for h in hists]
+    problems = [mle_problem(h, Design(n, m, law), w, 10_000, None, None, None, None)
+                for h in hists]
     _, info = squarem_rows(problems[0][0], np.stack([p[1] for p in problems]),
                            np.stack([p[2] for p in problems]), 10_000, MLE_TOL["squarem"],
                            SQUAREM_STEP_FACTOR)

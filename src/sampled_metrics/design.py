@@ -49,11 +49,16 @@ def check_nm(n, m, sampling: str = "binomial") -> tuple[int, int]:
                        check_integer("m (number of sampled items)", m))
 
 
-def _check_pair(n: int, m: int) -> tuple[int, int]:
-    """(n, m), integers already, unless m < 1 or n <= m: the one-line ValueError."""
+def _check_m(m: int) -> int:
+    """m, an integer already, unless m < 1: the one-line ValueError."""
     if m < 1:
         raise ValueError(f"m (number of sampled items) must be >= 1, got m={m}")
-    if n <= m:
+    return m
+
+
+def _check_pair(n: int, m: int) -> tuple[int, int]:
+    """(n, m), integers already, unless m < 1 or n <= m: the one-line ValueError."""
+    if _check_m(m) >= n:
         raise ValueError(f"need n > m: cannot sample m={m} irrelevant items from "
                          f"n - 1={n - 1} others")
     return n, m
@@ -106,8 +111,8 @@ class Design:
         m = None if self.m is None else check_integer("m (number of sampled items)", self.m)
         if n is not None and m is not None:
             n, m = _check_pair(n, m)
-        elif m is not None and m < 1:
-            raise ValueError(f"m (number of sampled items) must be >= 1, got m={m}")
+        elif m is not None:
+            _check_m(m)
         elif n is not None and n < 2:
             raise ValueError(f"n (number of items) must be >= 2, got n={n}")
         object.__setattr__(self, "n", n)
@@ -130,10 +135,6 @@ class Design:
             if value is None:
                 raise ValueError(f"{name} must be an integer, got None")
         return self
-
-    def with_n(self, n) -> "Design":
-        """The same design for ``n`` items (checked against m)."""
-        return Design(n, self.m, self.sampling, self.evaluator)
 
     def with_m(self, m) -> "Design":
         """The same design with ``m`` sampled items (checked against n)."""

@@ -59,7 +59,7 @@ def bias_curve(vectors, metric, n, m: int | None = None, sampling: str | None = 
     (:func:`sampled_metrics.estimators.mixture_matrix`): beta = M^ A^T - M.
     """
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n, m = design.n, design.m
     V = np.asarray(vectors, dtype=np.float64)
     if V.shape[-1] != m + 1 or V.ndim > 2:
         raise ValueError(f"correction vectors for m={m} must have length m+1={m + 1}, got "

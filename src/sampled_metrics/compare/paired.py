@@ -291,7 +291,7 @@ def compare_ranks(sampled: dict, n: int, m: int | None, metrics, methods, *,
     [['A', 'B', 'sampled', 'a_better']]
     """
     design = design_of(n, m, sampling=sampling, evaluator=evaluator)
-    n, m, sampling = design.n, design.m, design.sampling
+    m = design.m
     paired = resolve_name("pairing", pairing, PAIRINGS) == "paired"
     sampled = check_sampled(sampled, m, paired)
     labels = parse_methods(methods)

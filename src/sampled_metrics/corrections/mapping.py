@@ -52,7 +52,7 @@ def mapping_function(n, m: int | None = None, sampling: str | None = None) -> np
     37.19 367.3 3706
     """
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n, m = design.n, design.m
     f = np.zeros(m + 2)
     step = max(1, BLOCK_ENTRIES // (m + 1))
     for lo in range(1, n + 1, step):
@@ -87,7 +87,7 @@ def mapping_correction(metric, n, m: int | None = None, sampling: str | None = N
     0.2689 0.0
     """
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n, m = design.n, design.m
     W = (parse_metric(metric) if isinstance(metric, str) else metric).weights(n)
     delta = W - np.append(W[1:], 0.0)                       # M(K) - M(K + 1), K = 1..n
     g = np.interp(np.arange(1, n + 1), mapping_function(design), np.arange(m + 2))

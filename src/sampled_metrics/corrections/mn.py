@@ -43,7 +43,7 @@ def mn_system(n, m: int | None = None, prior=None, users: int | None = None,
     """(H, A^T D M) of MN's normal equations, H = A^T D A + (1/U)(diag(A^T 1) - A^T A)."""
     require(users=users)
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n = design.n
     p = check_prior(prior, n)
     if p is None:
         raise ValueError("MN needs a prior P(r) (e.g. the MES estimate), got None")

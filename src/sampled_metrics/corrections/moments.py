@@ -84,7 +84,7 @@ def rank_law_moments(metrics, n, m: int | None = None, sampling: str | None = No
         sampled ranks), and not cached (for a scan over many m, as the planning of m).
     """
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n, m = design.n, design.m
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
     check_allocation((2 + len(metric_list)) * n, f"the rank law over the n = {n} items")
     check_allocation(2 * (m + 1) ** 2, f"the (m+1) x (m+1) system of the corrections at "

@@ -49,7 +49,7 @@ def bias_at(metric, n, m: int | None = None, correction: str = "sampled",
     """
     criterion = resolve_name("bias criterion", criterion, CRITERIA)
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n = design.n
     check_allocation(4 * n, f"the rank law over the n = {n} items")
     p = check_prior(prior, n)
     p = np.full(n, 1.0 / n) if p is None else p

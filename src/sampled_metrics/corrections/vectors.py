@@ -434,7 +434,7 @@ def correction_vectors(metrics, n, m: int | None = None, corrections=None,
     """
     require(corrections=corrections)
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n = design.n
     metric_list = [parse_metric(x) for x in ([metrics] if isinstance(metrics, str) else metrics)]
     parsed = parse_corrections(corrections)
     prior = check_prior(prior, n)

@@ -30,7 +30,7 @@ def bv_distribution(hist, n, m: int | None = None, gamma: float | None = None,
     Recall@K correction of the same sampled ranks.
     """
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n, m = design.n, design.m
     P = check_histogram(hist, m)
     _, gamma = parse_correction("bv", gamma)
     p = check_prior(prior, n)

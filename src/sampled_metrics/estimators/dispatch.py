@@ -131,7 +131,7 @@ def estimate_rank_distribution(sampled_ranks, n, m: int | None = None,
     ((1000,), 1.0)
     """
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    m = design.m
     return estimate_from_histogram(sampled_rank_histogram(sampled_ranks, m), design,
                                    estimator=estimator, **options)
 
@@ -201,7 +201,6 @@ def estimate_from_histogram(hist, n, m: int | None = None, estimator: str | None
     """
     name, options = parse_estimator(estimator, **options)
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
     return ESTIMATORS[name].load()(hist, design, **options)
 
 

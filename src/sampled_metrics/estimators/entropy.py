@@ -171,7 +171,7 @@ def mes_kkt_residual(pi, hist, n, m: int | None = None, sampling: str | None = N
     there. Returns inf if some pi_r <= 0.
     """
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n, m = design.n, design.m
     P = check_histogram(hist, m)
     eta = _check_eta(eta)
     pi = np.asarray(pi, dtype=np.float64)

@@ -80,7 +80,7 @@ def expected_weights(weights, n, m: int | None = None, sampling: str | None = No
     """w_bar(r) = E[w(r~) | r] = sum_{r~} p(r~ | r) w(r~), r = 1..n: the factor by which
     weighting the sampled ranks scales the share of users of true rank r."""
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    m = design.m
     w = weights(np.arange(1, m + 2)) if callable(weights) else np.asarray(weights, float)
     return mixture_matrix(design) @ np.asarray(w, dtype=np.float64)
 
@@ -139,7 +139,7 @@ def mle_rows(hists, n, m: int | None = None, sampling: str | None = None, weight
     steps and stopping rule. The uniform start of every row, as Jin et al.'s.
     """
     design = as_design(n, m, sampling)
-    problems = [mle_problem(h, design, None, None, weights, max_iter, tol, None, solver, epochs)
+    problems = [mle_problem(h, design, weights, max_iter, tol, None, solver, epochs)
                 for h in hists]
     if not problems:
         return np.zeros((0, design.n))
@@ -160,8 +160,8 @@ def mle_rows(hists, n, m: int | None = None, sampling: str | None = None, weight
     else:
         PI, info = em_rows(A, H, PI, max_iter, tol)
         detail = f"{int(info['iterations'].max())} EM iterations at most"
-    log.debug("mle (%s): n=%d m=%d %s: %d histograms, %s, in %.2f s", solver, A.shape[0],
-             A.shape[1] - 1, sampling, len(H), detail, time.perf_counter() - start)
+    log.debug("mle (%s): n=%d m=%d %s: %d histograms, %s, in %.2f s", solver, design.n,
+              design.m, design.sampling, len(H), detail, time.perf_counter() - start)
     return PI
 
 
@@ -258,9 +258,9 @@ def mle(hist, n, m: int | None = None, sampling: str | None = None, weights=None
         ``loglik`` (trace: L at the start and after each iteration, non-decreasing),
         ``iterations``, ``evaluations`` (of F), ``converged``, ``seconds``, ``solver``.
     """
-    A, h, pi, solver, max_iter, tol = mle_problem(hist, n, m, sampling, weights, max_iter,
-                                                  tol, init, solver, epochs)
-    n = pi.size
+    design = as_design(n, m, sampling)
+    A, h, pi, solver, max_iter, tol = mle_problem(hist, design, weights, max_iter, tol, init,
+                                                  solver, epochs)
     if np.any((pi @ A)[h > 0] <= 0):
         raise ValueError("init gives probability 0 to an observed sampled rank")
     start = time.perf_counter()
@@ -275,18 +275,18 @@ def mle(hist, n, m: int | None = None, sampling: str | None = None, weights=None
     evaluations, converged = int(info["evaluations"][0]), bool(info["converged"][0])
     (log.debug if converged else log.warning)(
         "mle (%s): n=%d m=%d %s: %d iterations, %d EM evaluations, loglik %.10g, %s in "
-        "%.2f s", solver, n, m, sampling, it, evaluations, trace[-1],
+        "%.2f s", solver, design.n, design.m, design.sampling, it, evaluations, trace[-1],
         "converged" if converged else f"NOT converged (tol {tol:g})", seconds)
     return PI[0], {"loglik": trace, "iterations": it, "evaluations": evaluations,
                    "converged": converged, "seconds": seconds, "solver": solver,
                    "epochs": epochs}
 
 
-def mle_problem(hist, n, m, sampling, weights, max_iter, tol, init, solver, epochs):
-    """Validated inputs of :func:`mle`: (A, h normalised (weighted), starting pi, solver,
-    max_iter, tol), with ``epochs`` turned into max_iter = epochs and tol = 0."""
-    design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+def mle_problem(hist, design, weights, max_iter, tol, init, solver, epochs):
+    """Validated inputs of :func:`mle` under ``design`` (a
+    :class:`~sampled_metrics.design.Design`): (A, h normalised (weighted), starting pi,
+    solver, max_iter, tol), with ``epochs`` turned into max_iter = epochs and tol = 0."""
+    n, m = design.n, design.m
     if solver is None:
         solver = "em" if epochs is not None else "squarem"
     solver = check_solver(solver)

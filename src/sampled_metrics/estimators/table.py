@@ -100,7 +100,7 @@ def estimate(sampled_ranks, n: int, m: int | None, metrics, estimators=DEFAULT_E
     [['recall@10', 'mle']]
     """
     design = design_of(n, m, sampling=sampling, evaluator=evaluator)
-    n, m, sampling = design.n, design.m, design.sampling
+    n, m = design.n, design.m
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
     processes = available_cpus() if processes is None else check_integer("processes",

@@ -89,7 +89,7 @@ def correct(sampled_ranks, n: int, m: int | None, metrics, corrections=DEFAULT_C
     (['recommended', 'cls'], ['full metric', "users' noise"])
     """
     design = design_of(n, m, sampling=sampling, evaluator=evaluator)
-    n, m, sampling = design.n, design.m, design.sampling
+    m = design.m
     bootstrap = check_bootstrap_draws("bootstrap", bootstrap, level)
     seed = check_integer("seed", seed, 0)
     metrics = parse_metrics(metrics, distinct=True)

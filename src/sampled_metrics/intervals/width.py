@@ -22,7 +22,7 @@ import numpy as np
 from ..checks import check_allocation, check_integer, check_real
 from ..corrections.moments import check_prior
 from ..corrections.planning import smallest_m
-from ..design import as_design, check_nm
+from ..design import Design, as_design
 from ..estimators.histogram import mixture_matrix
 from ..metrics import parse_metric
 from .atoms import atom_grid, atom_ranges, check_shape, histogram_atoms
@@ -58,7 +58,7 @@ def pilot_prior(sampled_ranks, n, m: int | None = None, sampling: str | None = N
     (1.0, True)
     """
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n, m = design.n, design.m
     shape = check_shape(shape)
     s = np.asarray(sampled_ranks).reshape(-1)
     if s.size < 1 or np.any(s < 1) or np.any(s > m + 1) or not np.all(s == np.round(s)):
@@ -88,7 +88,7 @@ def expected_width(prior, n, m: int | None = None, users: int | None = None, met
     True
     """
     design = as_design(n, m, sampling)
-    n, m, sampling = design.n, design.m, design.sampling
+    n, m = design.n, design.m
     users = check_integer("users", users, 2)
     P = check_prior(prior, n)
     if P is None:
@@ -121,11 +121,12 @@ def width_sample_size(prior, n: int, users: int, width: float, metric,
     if not check_real("width", width) > 0:
         raise ValueError(f"width must be positive, got {width}")
     name = parse_metric(metric).name
-    n, _ = check_nm(n, 1, sampling)
-    max_m = n - 1 if max_m is None else check_integer("max_m", max_m, 1)
-    check_nm(n, max_m, sampling)
-    check_prior(prior, n)
-    m, value = smallest_m(lambda m: expected_width(prior, n, m, users, name, sampling, level,
-                                                   shape=shape, spread=spread)[name],
+    design = Design(n, 1, sampling)
+    max_m = design.n - 1 if max_m is None else check_integer("max_m", max_m, 1)
+    design = design.with_m(max_m)
+    check_prior(prior, design.n)
+    m, value = smallest_m(lambda m: expected_width(prior, design.with_m(m), users=users,
+                                                   metrics=name, level=level, shape=shape,
+                                                   spread=spread)[name],
                           width, max_m, grid_points, rel_precision, callback)
     return WidthPlan(name, m, value(max_m) if m is None else value(m), value(max_m), max_m)
