@@ -32,7 +32,7 @@ from ..registry import resolve_name
 from ..sampling import check_sampling, log_rank_pmf_at
 
 __all__ = ["SHAPES", "check_shape", "atom_grid", "atom_ranges", "histogram_atoms", "user_atoms",
-           "atom_metric"]
+           "atom_metric", "atom_means_by_n"]
 
 #: the shapes P(r) may be given: its atoms are (0, k], the triangles on 1..k and (0, n], or
 #: (k_{j-1}, k_j]
@@ -125,6 +125,39 @@ def _atom_means(C: np.ndarray, a, b, slope, n: int) -> np.ndarray:
         CC = np.cumsum(C, axis=0)                 # CC[k] = sum_{i <= k} C[i], C[0] = 0
         Z = tri * (tri + 1) / 2 + (top - tri) * tri
         out[~flat] = (CC[tri] + (top - tri)[:, None] * C[tri]) / Z[:, None]
+    return out
+
+
+def atom_means_by_n(x: np.ndarray, ns, a: np.ndarray, b: np.ndarray,
+                    slope: np.ndarray | None = None) -> np.ndarray:
+    """The len(ns) x K matrix whose row i is 1/Z_j sum_{a' < r <= b'} g_j(r) x_r over the
+    atoms clipped to n_i = ``ns[i]`` ranks (as :func:`atom_metric` with one n), for a
+    vector x = (x_1, ..., x_N) that does not depend on n (x_r the same for every n >= r:
+    M(r) of any metric but AUC), N >= max ns: one pass of running sums for every n,
+    with the values of a pass per n.
+
+    Examples
+    --------
+    >>> from sampled_metrics.metrics import parse_metric
+    >>> a, b, slope = atom_ranges(np.array([5, 10, 40]), "convex")
+    >>> x = parse_metric("ndcg@10").weights(40)
+    >>> rows = atom_means_by_n(x, [40, 25], a, b, slope)
+    >>> bool((rows[1] == atom_metric(parse_metric("ndcg@10").weights, 25, a, b, slope)).all())
+    True
+    """
+    ns = np.asarray(ns, dtype=np.int64)
+    C = np.concatenate([[0.0], np.cumsum(x)])
+    slope = np.zeros_like(a) if slope is None else np.asarray(slope)
+    lo, hi = _clip(a[None, :], b[None, :], ns[:, None])
+    top = np.broadcast_to(b, lo.shape)
+    flat = np.broadcast_to(slope == 0, lo.shape)
+    out = np.empty(lo.shape)
+    out[flat] = (C[hi[flat]] - C[lo[flat]]) / (hi[flat] - lo[flat])
+    if not flat.all():
+        tri, top = hi[~flat], top[~flat]
+        CC = np.cumsum(C)                           # CC[k] = sum_{i <= k} C[i], C[0] = 0
+        Z = tri * (tri + 1) / 2 + (top - tri) * tri
+        out[~flat] = (CC[tri] + (top - tri) * C[tri]) / Z
     return out
 
 

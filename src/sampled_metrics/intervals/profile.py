@@ -85,6 +85,10 @@ def tilted_mle(L: np.ndarray, h: np.ndarray, c: np.ndarray, t: float,
     K, N = L.shape[1], h.sum()
     w = np.full(K, 1.0 / K) if start is None else (1 - 1e-6) * start + 1e-6 / K
     tilt = t * c / N
+    root_h = np.sqrt(h / N)[:, None]
+    A, tiny = np.empty_like(L), np.empty(L.shape, dtype=bool)   # the step's work arrays:
+    # allocated once, as a fresh large array per step costs page faults that serialise
+    # the threads solving other ends (profile_ranges)
 
     def value(w):
         if np.any(w <= 0):
@@ -99,9 +103,11 @@ def tilted_mle(L: np.ndarray, h: np.ndarray, c: np.ndarray, t: float,
         for _ in range(STAGE_STEPS):
             u = L @ w
             g = tilt + L.T @ (h / u) / N + tau / w
-            Lw = L * w                      # entries below 1e-140 flushed: their squares
-            Lw[Lw < 1e-140] = 0.0           # would be subnormal, which slows BLAS 100-fold
-            B = (Lw.T * (h / (N * u ** 2))) @ Lw
+            np.multiply(L, w, out=A)        # entries below 1e-140 flushed: their squares
+            np.less(A, 1e-140, out=tiny)    # would be subnormal, which slows BLAS 100-fold
+            np.copyto(A, 0.0, where=tiny)
+            np.multiply(A, root_h / u[:, None], out=A)
+            B = A.T @ A                     # the Hessian of -l/N scaled by w (a rank-k update)
             B[np.diag_indices(K)] += tau
             try:
                 cf = linalg.cho_factor(B)

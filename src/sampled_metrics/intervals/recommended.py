@@ -53,7 +53,8 @@ from ..parallel import thread_count
 from ..multipositive.shifted import ShiftedMetric
 from ..registry import RECOMMENDED, resolve_name
 from ..sampling import check_sampling
-from .atoms import atom_grid, atom_metric, atom_ranges, check_shape, histogram_atoms, user_atoms
+from .atoms import (atom_grid, atom_means_by_n, atom_metric, atom_ranges, check_shape,
+                    histogram_atoms, user_atoms)
 from .profile import mixture_mle, profile_ranges
 from .shape_test import shape_test
 
@@ -265,10 +266,17 @@ def _functional(metric, n_u, shift, users, k, a, b, slope) -> tuple:
     var_coef = np.bincount(group, weights=norm ** 2) / U ** 2
     first = np.empty((keys.shape[1], a.size))
     second = np.empty_like(first)
-    for g, (above, n) in enumerate(keys.T):
-        term = ShiftedMetric(metric.kind, metric.k, int(above)).weights
-        first[g] = atom_metric(term, int(n), a, b, slope)
-        second[g] = atom_metric(lambda size: term(size) ** 2, int(n), a, b, slope)
+    if metric.kind == "auc":            # (n - r)/(n - 1): a vector per n
+        for g, n in enumerate(keys[1]):
+            term = ShiftedMetric(metric.kind, metric.k).weights
+            first[g] = atom_metric(term, int(n), a, b, slope)
+            second[g] = atom_metric(lambda size: term(size) ** 2, int(n), a, b, slope)
+        return coef @ first, first, second, var_coef
+    for above in np.unique(keys[0]):    # M(r) is the same for every n: one vector per
+        rows = np.flatnonzero(keys[0] == above)     # shift, cut to each n_u
+        term = ShiftedMetric(metric.kind, metric.k, int(above)).weights(int(keys[1, rows].max()))
+        first[rows] = atom_means_by_n(term, keys[1, rows], a, b, slope)
+        second[rows] = atom_means_by_n(term ** 2, keys[1, rows], a, b, slope)
     return coef @ first, first, second, var_coef
 
 
