@@ -49,9 +49,10 @@ draws each, ten bootstrap draws) it multiplied the midpoint's RMSE 1.2-4.4 fold.
 The summary gives, per cell group (as the coverage page's: ``all`` non-increasing shapes,
 the pools, each shape) and metric: each value's RMSE against the truth and its ratio to
 today's; each width's coverage, median width and the ratio of its median to today's.
-One process; each cell's time in the log. The default grid (504 cells, three draws as the
-coverage page) takes about 1 h 45 min on 2 shared cores, most of it in the several-positives
-cells at m = 1,000 (1-5 min each); ``--draws 1`` about 30 min.
+Each cell's time in the log; ``--processes`` spreads the cells over worker processes. The
+default grid (504 cells, three draws as the coverage page) took about 1 h 45 min on one
+process, most of it in the several-positives cells at m = 1,000 (1-5 min each); ``--draws 1``
+about 30 min.
 """
 from __future__ import annotations
 
@@ -72,6 +73,7 @@ from sampled_metrics.intervals.recommended import spread_sd
 from sampled_metrics.intervals.atoms import _law_columns
 from sampled_metrics.intervals.profile import mixture_mle, profile_ranges
 from sampled_metrics.multipositive.positives import positive_normaliser
+from sampled_metrics.parallel import map_items
 from sampled_metrics.multipositive.shifted import ShiftedMetric
 from sampled_metrics.workflow.steps.interval_study import (METRICS, SHAPES, cell_draw,
                                                            grid_options, option_cells)
@@ -222,6 +224,17 @@ def cell_rows(cell: dict, users: int, seed: int, centre: bool) -> list[dict]:
     return rows
 
 
+def timed_cell_rows(cell: dict, users: int, seed: int, centre: bool) -> list[dict]:
+    """:func:`cell_rows` on one BLAS thread (K x K systems: threads only cost), its time in
+    the log."""
+    tic = time.perf_counter()
+    with threadpool_limits(1, user_api="blas"):
+        rows = cell_rows(cell, users, seed, centre)
+    log.info("cell %s: %.1f s", " ".join(f"{k}={v}" for k, v in cell.items()),
+             time.perf_counter() - tic)
+    return rows
+
+
 def groups(frame: pd.DataFrame) -> list[tuple[str, pd.Series]]:
     """The coverage page's cell groups: ``all`` non-increasing shapes, its pools, each
     shape (``rising`` only there)."""
@@ -287,6 +300,8 @@ def main():
                              "per end)")
     parser.add_argument("--resume", action="store_true",
                         help="keep the rows of the cells already in the output's CSV")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="worker processes (the rows do not depend on their number)")
     parser.add_argument("--out", default="results/validation/recommended_point_width")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -297,16 +312,14 @@ def main():
     if args.resume and out.with_suffix(".csv").exists():
         rows = pd.read_csv(out.with_suffix(".csv")).to_dict("records")
         done = {tuple(row[k] for k in cells[0]) for row in rows}
-    for i, cell in enumerate(cells):
-        if tuple(cell.values()) in done:
-            continue
-        tic = time.perf_counter()
-        with threadpool_limits(1, user_api="blas"):     # K x K systems: threads only cost
-            rows += cell_rows(cell, args.users, args.seed, not args.no_centre)
-        log.info("cell %d/%d %s: %.1f s", i + 1, len(cells),
-                 " ".join(f"{k}={v}" for k, v in cell.items()), time.perf_counter() - tic)
-        if (i + 1) % 20 == 0 or i + 1 == len(cells):
-            write_csv(pd.DataFrame(rows), out.with_suffix(".csv"))
+    todo = [cell for cell in cells if tuple(cell.values()) not in done]
+    for first in range(0, len(todo), 20):           # the CSV written after every 20 cells
+        for part in map_items(timed_cell_rows, todo[first:first + 20], args.users, args.seed,
+                              not args.no_centre, processes=args.processes):
+            rows += part
+        log.info("%d of %d cells", len(cells) - len(todo) + min(first + 20, len(todo)),
+                 len(cells))
+        write_csv(pd.DataFrame(rows), out.with_suffix(".csv"))
     frame = pd.DataFrame(rows)
     table = summary(frame)
     write_csv(table, out.with_name(out.name + "_summary.csv"))
