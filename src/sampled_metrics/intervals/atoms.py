@@ -109,19 +109,21 @@ def _clip(a, b, n):
     return np.minimum(a, n - 1), np.minimum(b, n)
 
 
-def _atom_means(C: np.ndarray, a, b, slope, n: int) -> np.ndarray:
+def _atom_means(C: np.ndarray, a, b, slope, n) -> np.ndarray:
     """The K x J matrix sum_{a' < r <= b'} g_j(r) x_r / Z_j of the atoms (a, b, slope)
-    clipped to n ranks, (a', b'] = (min(a, n - 1), min(b, n)], from C, the (n + 1) x J
-    running sums of the columns x (a first row of zeros). A clipped triangle keeps its
+    clipped to n ranks, (a', b'] = (min(a, n - 1), min(b, n)], from C, the (N + 1) x J
+    running sums of the columns x (a first row of zeros), N >= n; ``n`` an array of shape
+    (G, 1) gives the G x K x J means for each of its n. A clipped triangle keeps its
     g(r) = b + 1 - r on 1..b': its sum is CC[b'] + (b - b') C[b'], CC the running sums of C
     (rows 1..n), and Z = b'(b' + 1)/2 + (b - b') b'."""
     lo, hi = _clip(a, b, n)
     slope = np.zeros_like(a) if slope is None else np.asarray(slope)
-    out = np.empty((a.size, C.shape[1]))
-    flat = slope == 0
+    top = np.broadcast_to(b, hi.shape)
+    flat = np.broadcast_to(slope == 0, hi.shape)
+    out = np.empty(hi.shape + (C.shape[1],))
     out[flat] = (C[hi[flat]] - C[lo[flat]]) / (hi[flat] - lo[flat])[:, None]
     if not flat.all():
-        tri, top = hi[~flat], b[~flat]
+        tri, top = hi[~flat], top[~flat]
         CC = np.cumsum(C, axis=0)                 # CC[k] = sum_{i <= k} C[i], C[0] = 0
         Z = tri * (tri + 1) / 2 + (top - tri) * tri
         out[~flat] = (CC[tri] + (top - tri)[:, None] * C[tri]) / Z[:, None]
@@ -145,20 +147,9 @@ def atom_means_by_n(x: np.ndarray, ns, a: np.ndarray, b: np.ndarray,
     >>> bool((rows[1] == atom_metric(parse_metric("ndcg@10").weights, 25, a, b, slope)).all())
     True
     """
-    ns = np.asarray(ns, dtype=np.int64)
-    C = np.concatenate([[0.0], np.cumsum(x)])
-    slope = np.zeros_like(a) if slope is None else np.asarray(slope)
-    lo, hi = _clip(a[None, :], b[None, :], ns[:, None])
-    top = np.broadcast_to(b, lo.shape)
-    flat = np.broadcast_to(slope == 0, lo.shape)
-    out = np.empty(lo.shape)
-    out[flat] = (C[hi[flat]] - C[lo[flat]]) / (hi[flat] - lo[flat])
-    if not flat.all():
-        tri, top = hi[~flat], top[~flat]
-        CC = np.cumsum(C)                           # CC[k] = sum_{i <= k} C[i], C[0] = 0
-        Z = tri * (tri + 1) / 2 + (top - tri) * tri
-        out[~flat] = (CC[tri] + (top - tri) * C[tri]) / Z
-    return out
+    C = np.concatenate([[0.0], np.cumsum(x)])[:, None]
+    ns = np.asarray(ns, dtype=np.int64)[:, None]
+    return _atom_means(C, a, b, slope, ns)[..., 0]
 
 
 def histogram_atoms(design: Design, a: np.ndarray, b: np.ndarray,

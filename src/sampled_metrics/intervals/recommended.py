@@ -267,8 +267,8 @@ def _functional(metric, n_u, shift, users, k, a, b, slope) -> tuple:
     first = np.empty((keys.shape[1], a.size))
     second = np.empty_like(first)
     if metric.kind == "auc":            # (n - r)/(n - 1): a vector per n
+        term = ShiftedMetric(metric.kind, metric.k).weights
         for g, n in enumerate(keys[1]):
-            term = ShiftedMetric(metric.kind, metric.k).weights
             first[g] = atom_metric(term, int(n), a, b, slope)
             second[g] = atom_metric(lambda size: term(size) ** 2, int(n), a, b, slope)
         return coef @ first, first, second, var_coef
