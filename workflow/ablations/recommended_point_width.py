@@ -73,8 +73,8 @@ from sampled_metrics.intervals.recommended import spread_sd
 from sampled_metrics.intervals.atoms import _law_columns
 from sampled_metrics.intervals.profile import mixture_mle, profile_ranges
 from sampled_metrics.multipositive.positives import positive_normaliser
-from sampled_metrics.parallel import map_items
 from sampled_metrics.multipositive.shifted import ShiftedMetric
+from sampled_metrics.parallel import map_items
 from sampled_metrics.workflow.steps.interval_study import (METRICS, SHAPES, cell_draw,
                                                            grid_options, option_cells)
 from sampled_metrics.workflow.tables import write_csv
